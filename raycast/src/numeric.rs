@@ -1,0 +1,149 @@
+//! Robust floating-point building blocks, each tested against f64.
+
+/// γ(n) = n·u / (1 − n·u), u = f32::EPSILON / 2: bound on the relative error of
+/// `n` chained f32 roundings (Higham, *Accuracy and Stability of Numerical
+/// Algorithms*, §3.1; pbrt-v4 `gamma`).
+#[inline]
+pub const fn gamma(n: u32) -> f32 {
+    let nu = n as f32 * (f32::EPSILON * 0.5);
+    nu / (1.0 - nu)
+}
+
+/// `a·b − c·d` with about one rounding of error.
+///
+/// Kahan's algorithm with FMA: `cd` is rounded once, `err = cd − c·d` is
+/// recovered exactly by the FMA, and `a·b − cd` is one more FMA. Relative
+/// error ≤ 2u (Jeannerod, Louvet & Muller 2013). Used wherever two products
+/// nearly cancel (edge functions, discriminants, cross products).
+#[inline]
+pub fn difference_of_products(a: f32, b: f32, c: f32, d: f32) -> f32 {
+    let cd = c * d;
+    let err = (-c).mul_add(d, cd);
+    a.mul_add(b, -cd) + err
+}
+
+/// `a·b + c·d` with about one rounding of error (see [`difference_of_products`]).
+#[inline]
+pub fn sum_of_products(a: f32, b: f32, c: f32, d: f32) -> f32 {
+    difference_of_products(a, b, -c, d)
+}
+
+/// Real roots `t0 <= t1` of `a·t² + 2·b·t + c = 0` given the reduced
+/// discriminant `disc = b² − a·c >= 0` (the caller computes it in a
+/// cancellation-free way for its shape).
+///
+/// The root of larger magnitude is `q / a` with `q = −(b + sign(b)·√disc)`,
+/// which adds numbers of the same sign; the other is `c / q` (Vieta), so
+/// neither root suffers catastrophic cancellation (Press et al., *Numerical
+/// Recipes* §5.6; pbrt-v4 `Quadratic`). When `q == 0` (b = disc = 0) both
+/// roots are `−b / a = 0`... handled by falling back to `-b / a`.
+#[inline]
+pub fn quadratic_roots(a: f32, b: f32, c: f32, disc: f32) -> (f32, f32) {
+    let root = disc.sqrt();
+    let q = if b < 0.0 { -b + root } else { -b - root };
+    if q == 0.0 {
+        let t = -b / a;
+        return (t, t);
+    }
+    let t0 = q / a;
+    let t1 = c / q;
+    if t0 <= t1 {
+        (t0, t1)
+    } else {
+        (t1, t0)
+    }
+}
+
+/// The next f32 above `x` (towards +∞); `x` itself for +∞ and NaN.
+#[inline]
+pub fn next_up(x: f32) -> f32 {
+    if x.is_nan() || x == f32::INFINITY {
+        return x;
+    }
+    if x == 0.0 {
+        return f32::from_bits(1);
+    }
+    let bits = x.to_bits();
+    f32::from_bits(if x > 0.0 { bits + 1 } else { bits - 1 })
+}
+
+/// The next f32 below `x` (towards −∞); `x` itself for −∞ and NaN.
+#[inline]
+pub fn next_down(x: f32) -> f32 {
+    -next_up(-x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn ulp_diff(a: f32, b: f32) -> u32 {
+        // Distance in representable values; both finite.
+        let key = |x: f32| {
+            let i = x.to_bits() as i32;
+            if i < 0 {
+                i32::MIN - i
+            } else {
+                i
+            }
+        };
+        (key(a) as i64 - key(b) as i64).unsigned_abs() as u32
+    }
+
+    #[test]
+    fn gamma_is_about_n_half_epsilons() {
+        assert!(gamma(1) > f32::EPSILON * 0.5 && gamma(1) < f32::EPSILON * 0.5001);
+        assert!(gamma(3) > gamma(2));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 4000, rng_seed: proptest::test_runner::RngSeed::Fixed(7), ..ProptestConfig::default() })]
+
+        /// Near-cancelling inputs are built on purpose: d = a·b/c perturbed by a few ulp.
+        #[test]
+        fn difference_of_products_within_2ulp_of_f64(a in -1e3f32..1e3, b in -1e3f32..1e3, c in 0.5f32..1e3, k in -4i32..4) {
+            let d0 = a * b / c;
+            let d = f32::from_bits((d0.to_bits() as i32 + k) as u32);
+            prop_assume!(d.is_finite());
+            let exact = (a as f64) * (b as f64) - (c as f64) * (d as f64);
+            let got = difference_of_products(a, b, c, d);
+            let exact32 = exact as f32;
+            prop_assert!(ulp_diff(got, exact32) <= 2 || (got as f64 - exact).abs() <= 1e-30,
+                "a={a} b={b} c={c} d={d} got={got} exact={exact}");
+        }
+
+        #[test]
+        fn quadratic_roots_match_f64(r0 in -1e4f32..1e4, r1 in -1e4f32..1e4, a in 0.01f32..100.0) {
+            // a(t - r0)(t - r1) = a t² - a(r0+r1) t + a r0 r1, so b = -a(r0+r1)/2.
+            let b = -a * (r0 + r1) * 0.5;
+            let c = a * r0 * r1;
+            let disc = (b as f64 * b as f64 - a as f64 * c as f64).max(0.0) as f32;
+            let (t0, t1) = quadratic_roots(a, b, c, disc);
+            let (lo, hi) = if r0 < r1 { (r0, r1) } else { (r1, r0) };
+            let scale = lo.abs().max(hi.abs()).max(1.0);
+            prop_assert!((t0 - lo).abs() <= 1e-3 * scale, "{t0} vs {lo}");
+            prop_assert!((t1 - hi).abs() <= 1e-3 * scale, "{t1} vs {hi}");
+        }
+    }
+
+    #[test]
+    fn the_generator_reaches_cancellation() {
+        // a·b and c·d agree to within a few ulp: the naive f32 formula returns 0 or garbage.
+        let (a, b, c) = (3.0f32, 0.1f32, 0.7f32);
+        let d = a * b / c;
+        let naive = a * b - c * d;
+        let exact = (a as f64) * (b as f64) - (c as f64) * (d as f64);
+        let good = difference_of_products(a, b, c, d);
+        assert!(((good as f64) - exact).abs() <= exact.abs() * 1e-6 + 1e-30);
+        assert!(((naive as f64) - exact).abs() > ((good as f64) - exact).abs());
+    }
+
+    #[test]
+    fn next_up_and_down() {
+        assert_eq!(next_up(1.0), 1.0 + f32::EPSILON);
+        assert_eq!(next_down(next_up(1.0)), 1.0);
+        assert!(next_up(0.0) > 0.0 && next_down(0.0) < 0.0);
+        assert_eq!(next_up(-f32::MIN_POSITIVE), -f32::from_bits(f32::MIN_POSITIVE.to_bits() - 1));
+    }
+}

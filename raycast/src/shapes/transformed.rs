@@ -1,0 +1,195 @@
+//! [`Transformed`]: any shape placed in the world by an affine map.
+//!
+//! The ray is taken into the shape's frame with `local_from_world` and *not*
+//! re-normalised, so the local ray `(M⁻¹·o, M⁻¹·d)` reaches the local point
+//! `M⁻¹·p` at the same `t` as the world ray reaches `p` (an affine map keeps
+//! ratios along a line). Normals come back with the inverse transpose,
+//! `n_world ∝ (M⁻¹)ᵀ·n_local`, and are re-normalised; that keeps them
+//! perpendicular to the surface under non-uniform scale. A map with negative
+//! determinant (a mirror) keeps the normals outward too, since the inverse
+//! transpose maps the outward side of the surface to the outward side.
+
+use crate::error::{finite_vec, or_panic};
+use crate::shapes::{ConvexSolid, RayCast, Solid};
+use crate::{Aabb, Hit, Interval, Ray, ShapeError, Span};
+use glam::{Affine3A, Mat3A, Quat, Vec3};
+
+/// `world_from_local = translation · rotation · scale`, validated.
+///
+/// `rotation` is normalised here.
+///
+/// # Errors
+/// [`ShapeError`] on `translation` if not finite, on `rotation` if zero or not
+/// finite, on `scale` if any component is zero or not finite.
+///
+/// # Examples
+/// ```
+/// use raycast::{affine_from_trs, vec3, Quat, Vec3};
+/// let m = affine_from_trs(vec3(1.0, 0.0, 0.0), Quat::IDENTITY, Vec3::splat(2.0))?;
+/// assert_eq!(m.transform_point3(Vec3::ONE), vec3(3.0, 2.0, 2.0));
+/// assert!(affine_from_trs(Vec3::ZERO, Quat::IDENTITY, vec3(1.0, 0.0, 1.0)).is_err());
+/// # Ok::<(), raycast::ShapeError>(())
+/// ```
+pub fn affine_from_trs(translation: Vec3, rotation: Quat, scale: Vec3) -> Result<Affine3A, ShapeError> {
+    finite_vec("translation", translation)?;
+    let q = glam::Vec4::from(rotation);
+    let len = q.length();
+    if !(len.is_finite() && len > 0.0) {
+        return Err(ShapeError::new(
+            "rotation",
+            format!("must be a finite non-zero quaternion, got [{}, {}, {}, {}]", q.x, q.y, q.z, q.w),
+        ));
+    }
+    if !(scale.is_finite() && scale.cmpne(Vec3::ZERO).all()) {
+        return Err(ShapeError::new(
+            "scale",
+            format!("must be finite and non-zero, got [{}, {}, {}]", scale.x, scale.y, scale.z),
+        ));
+    }
+    Ok(Affine3A::from_scale_rotation_translation(scale, Quat::from_vec4(q / len), translation))
+}
+
+/// A shape `S` placed by an affine `world_from_local` map.
+///
+/// # Examples
+/// ```
+/// use raycast::{vec3, Affine3A, Interval, Ray, RayCast, Sphere, Transformed};
+/// let m = Affine3A::from_scale(vec3(2.0, 1.0, 1.0)) ;
+/// let ellipsoid = Transformed::new(Sphere::new(1.0), Affine3A::from_translation(vec3(0.0, 0.0, 10.0)) * m);
+/// let hit = ellipsoid.cast(&Ray::new(vec3(-5.0, 0.0, 10.0), vec3(1.0, 0.0, 0.0)), Interval::FORWARD).unwrap();
+/// assert_eq!(hit.t, 3.0);
+/// assert_eq!(hit.normal, vec3(-1.0, 0.0, 0.0));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Transformed<S> {
+    shape: S,
+    world_from_local: Affine3A,
+    local_from_world: Affine3A,
+    /// (M⁻¹)ᵀ of the linear part: takes local normals to world normals.
+    normal_from_local: Mat3A,
+}
+
+impl<S> Transformed<S> {
+    /// `shape` placed by `world_from_local`.
+    ///
+    /// # Errors
+    /// [`ShapeError`] on `transform` unless the map is finite and invertible.
+    pub fn try_new(shape: S, world_from_local: Affine3A) -> Result<Self, ShapeError> {
+        let det = world_from_local.matrix3.determinant();
+        let local_from_world = world_from_local.inverse();
+        let finite = world_from_local.is_finite() && local_from_world.is_finite();
+        if !(finite && det != 0.0 && det.is_finite()) {
+            return Err(ShapeError::new(
+                "transform",
+                format!("must be finite and invertible, got determinant {det}"),
+            ));
+        }
+        let normal_from_local = local_from_world.matrix3.transpose();
+        Ok(Self { shape, world_from_local, local_from_world, normal_from_local })
+    }
+
+    /// Like [`Transformed::try_new`].
+    ///
+    /// # Panics
+    /// With the error's message when the map is refused.
+    #[track_caller]
+    pub fn new(shape: S, world_from_local: Affine3A) -> Self {
+        or_panic(Self::try_new(shape, world_from_local))
+    }
+
+    /// The shape in its own frame.
+    pub fn shape(&self) -> &S {
+        &self.shape
+    }
+
+    /// The placement.
+    pub fn world_from_local(&self) -> &Affine3A {
+        &self.world_from_local
+    }
+
+    /// The inverse of the placement.
+    pub fn local_from_world(&self) -> &Affine3A {
+        &self.local_from_world
+    }
+
+    /// Replaces the placement (same validation as [`Transformed::try_new`]);
+    /// on error nothing changes.
+    ///
+    /// # Errors
+    /// As [`Transformed::try_new`].
+    pub fn set_world_from_local(&mut self, world_from_local: Affine3A) -> Result<(), ShapeError> {
+        let det = world_from_local.matrix3.determinant();
+        let inv = world_from_local.inverse();
+        if !(world_from_local.is_finite() && inv.is_finite() && det != 0.0 && det.is_finite()) {
+            return Err(ShapeError::new(
+                "transform",
+                format!("must be finite and invertible, got determinant {det}"),
+            ));
+        }
+        self.world_from_local = world_from_local;
+        self.local_from_world = inv;
+        self.normal_from_local = inv.matrix3.transpose();
+        Ok(())
+    }
+
+    /// The ray in the shape's frame (same `t`).
+    #[inline]
+    pub fn to_local(&self, ray: &Ray) -> Ray {
+        Ray::new(
+            self.local_from_world.transform_point3(ray.origin),
+            self.local_from_world.transform_vector3(ray.dir),
+        )
+    }
+
+    /// A local hit brought back to the world: same `t`, point on the world
+    /// ray, normal by the inverse transpose, `front_face` recomputed (it is
+    /// invariant in exact arithmetic; recomputing keeps it consistent with the
+    /// rounded normal).
+    #[inline]
+    pub fn to_world(&self, ray: &Ray, local: Hit) -> Hit {
+        let n = Vec3::from(self.normal_from_local * glam::Vec3A::from(local.normal)).normalize_or(local.normal);
+        Hit {
+            point: self.world_from_local.transform_point3(local.point),
+            normal: n,
+            front_face: ray.dir.dot(n) < 0.0,
+            ..local
+        }
+    }
+}
+
+impl<S: RayCast> RayCast for Transformed<S> {
+    fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
+        let local = self.to_local(ray);
+        self.shape.cast(&local, range).map(|h| self.to_world(ray, h))
+    }
+
+    fn hits(&self, ray: &Ray, range: Interval) -> bool {
+        self.shape.hits(&self.to_local(ray), range)
+    }
+
+    fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {
+        let local = self.to_local(ray);
+        let mut hits = self.shape.cast_all(&local, range);
+        for h in &mut hits {
+            *h = self.to_world(ray, *h);
+        }
+        hits
+    }
+
+    fn local_bounds(&self) -> Aabb {
+        self.shape.local_bounds().transformed(&self.world_from_local)
+    }
+}
+
+impl<S: Solid> Solid for Transformed<S> {
+    fn contains(&self, p: Vec3) -> bool {
+        self.shape.contains(self.local_from_world.transform_point3(p))
+    }
+}
+
+impl<S: ConvexSolid> ConvexSolid for Transformed<S> {
+    fn span(&self, ray: &Ray) -> Option<Span> {
+        let s = self.shape.span(&self.to_local(ray))?;
+        Some(Span { enter: self.to_world(ray, s.enter), exit: self.to_world(ray, s.exit) })
+    }
+}
