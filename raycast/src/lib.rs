@@ -49,4 +49,9 @@ pub use shapes::{
     Torus, Transformed, Triangle,
 };
 
+/// The README's example, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
+
 pub use glam::{self, vec2, vec3, Affine3A, IVec3, Mat3, Quat, Vec2, Vec3};
