@@ -1,5 +1,7 @@
 //! Shared helpers for the peer comparison binaries in `src/bin/`.
 
+pub mod prims;
+
 use std::time::Instant;
 
 /// Runs `f` `reps` times and returns the median wall time in seconds.
