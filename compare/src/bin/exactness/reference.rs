@@ -9,11 +9,9 @@
 //!   the part of the line where a quadratic is ≤ 0 (possibly two half-lines
 //!   when it opens downward) and slabs; the answer is the list of pieces of
 //!   the whole line inside the solid, not a first root.
-//! * The torus quartic is solved by root isolation: the roots of f'' (closed
-//!   form) split the range into pieces where f' is monotonic, bisection finds
-//!   the roots of f' there, and between those f is monotonic, so bisection
-//!   finds every root of f to full f64 precision; a double root (tangency) is
-//!   a local extremum whose value is zero to rounding.
+//! * The torus is not solved as a quartic at all: its pieces are found by
+//!   sphere tracing its exact f64 distance function along the line and
+//!   bisecting each sign change (see `torus`).
 //! * Triangle and plane: the crossing of the (f64) plane, and barycentrics.
 //!
 //! Signed distance functions (exact, f64) give the "depth" of a piece: how
@@ -216,101 +214,54 @@ fn barycentric(p: DVec3, a: DVec3, b: DVec3, c: DVec3, n: DVec3) -> (f64, f64, f
     (l0, l1, l2)
 }
 
-/// Evaluates the polynomial with coefficients `c[0] + c[1]·s + …` (Horner).
-fn poly(c: &[f64], s: f64) -> f64 {
-    c.iter().rev().fold(0.0, |acc, &k| acc * s + k)
-}
-
-/// A root of `c` in `[lo, hi]` where it changes sign (bisection to the last bit).
-fn bisect(c: &[f64], mut lo: f64, mut hi: f64) -> f64 {
-    let flo = poly(c, lo);
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if mid <= lo || mid >= hi {
-            break;
-        }
-        if (poly(c, mid) > 0.0) == (flo > 0.0) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    0.5 * (lo + hi)
-}
-
-/// The real roots of `c` in `[lo, hi]`, given the sorted critical points
-/// (roots of its derivative) there: bisection on each monotonic stretch, and
-/// a critical point whose value is zero to rounding (`tiny`) is a double root.
-fn roots_between(c: &[f64], crit: &[f64], lo: f64, hi: f64, tiny: f64) -> Vec<f64> {
-    let mut ends = vec![lo];
-    ends.extend(crit.iter().copied().filter(|&x| x > lo && x < hi));
-    ends.push(hi);
-    let mut out = Vec::new();
-    for w in ends.windows(2) {
-        let (fa, fb) = (poly(c, w[0]), poly(c, w[1]));
-        if (fa < 0.0) != (fb < 0.0) && fa != 0.0 && fb != 0.0 {
-            out.push(bisect(c, w[0], w[1]));
-        }
-    }
-    for &x in crit.iter().filter(|&&x| x > lo && x < hi) {
-        if poly(c, x).abs() <= tiny && !out.iter().any(|&r| (r - x).abs() <= 1e-12 * (1.0 + x.abs())) {
-            out.push(x);
-        }
-    }
-    out.sort_by(f64::total_cmp);
-    out
-}
-
-/// Torus (|p|² + R² − r²)² − 4R²(x² + z²) ≤ 0 along the unit line `o + s·u`
-/// whose `o` is the line's closest point to the centre (so |s| ≤ R + r covers
-/// every crossing).
+/// Torus pieces along the unit line `o + s·u` whose `o` is the line's
+/// closest point to the centre (so |s| ≤ R + r covers every crossing), found
+/// on the exact f64 distance function rather than on the quartic: sphere
+/// tracing (a step of |sdf| never jumps over the surface) with a floor of
+/// `H_MIN` per step, then bisection on each sign change. The floor can step
+/// over a piece only if its chord is shorter than `H_MIN`, i.e. its depth is
+/// below ~`H_MIN²/(8·r)` (1e-11 of the size): such a piece costs nothing to
+/// skip in the scoring anyway.
 fn torus(o: DVec3, u: DVec3, big: f64, small: f64) -> Vec<(f64, f64)> {
     let reach = big + small;
     if o.length() > reach {
         return vec![];
     }
-    let alpha = o.dot(u);
-    let beta = o.length_squared() + big * big - small * small;
-    let (a2, a1, a0) = (u.x * u.x + u.z * u.z, o.x * u.x + o.z * u.z, o.x * o.x + o.z * o.z);
-    let k = 4.0 * big * big;
-    // G(s)² − k·H(s), G = s² + 2αs + β, H = a2·s² + 2·a1·s + a0.
-    let f = [
-        beta * beta - k * a0,
-        4.0 * alpha * beta - 2.0 * k * a1,
-        4.0 * alpha * alpha + 2.0 * beta - k * a2,
-        4.0 * alpha,
-        1.0,
-    ];
-    let f1 = [f[1], 2.0 * f[2], 3.0 * f[3], 4.0 * f[4]];
-    let f2 = [f1[1], 2.0 * f1[2], 3.0 * f1[3]];
-    let lim = reach * (1.0 + 1e-9);
-    // Roots of f'' (quadratic), then of f' (cubic), then of f (quartic).
-    let mut c2: Vec<f64> = quadric_set(f2[2], 0.5 * f2[1], f2[0])
-        .iter()
-        .flat_map(|&(a, b)| [a, b])
-        .filter(|x| x.is_finite())
-        .collect();
-    c2.sort_by(f64::total_cmp);
-    c2.dedup();
-    let scale4 = reach.powi(4);
-    let c1 = roots_between(&f1, &c2, -lim, lim, 0.0);
-    let roots = roots_between(&f, &c1, -lim, lim, 1e-13 * scale4);
-    // Inside where f < 0, between consecutive roots; a double root is a tangent point.
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < roots.len() {
-        let r = roots[i];
-        let next = roots.get(i + 1).copied();
-        match next {
-            Some(n) if poly(&f, 0.5 * (r + n)) < 0.0 => {
-                out.push((r, n));
-                i += 2;
+    let h_min = 1e-5 * reach;
+    let f = |s: f64| {
+        let p = o + s * u;
+        dvec2(dvec2(p.x, p.z).length() - big, p.y).length() - small
+    };
+    let root = |mut lo: f64, mut hi: f64| {
+        let inside_lo = f(lo) <= 0.0;
+        for _ in 0..200 {
+            let mid = 0.5 * (lo + hi);
+            if mid <= lo || mid >= hi {
+                break;
             }
-            _ => {
-                out.push((r, r)); // a tangency (f touches zero without crossing)
-                i += 1;
+            if (f(mid) <= 0.0) == inside_lo {
+                lo = mid;
+            } else {
+                hi = mid;
             }
         }
+        0.5 * (lo + hi)
+    };
+    let lim = reach * (1.0 + 1e-9);
+    let mut out = Vec::new();
+    let (mut s, mut fs) = (-lim, f(-lim));
+    let mut enter = None;
+    while s < lim {
+        let next = (s + fs.abs().max(h_min)).min(lim);
+        let fn_ = f(next);
+        if (fs <= 0.0) != (fn_ <= 0.0) {
+            let r = root(s, next);
+            match enter.take() {
+                None => enter = Some(r),
+                Some(e) => out.push((e, r)),
+            }
+        }
+        (s, fs) = (next, fn_);
     }
     out
 }
