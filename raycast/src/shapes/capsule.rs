@@ -53,7 +53,10 @@ impl RayCast for Capsule {
         Vec::new() // STUB
     }
     fn local_bounds(&self) -> Aabb {
-        Aabb::new(self.a.min(self.b) - Vec3::splat(self.radius), self.a.max(self.b) + Vec3::splat(self.radius))
+        Aabb::new(
+            self.a.min(self.b) - Vec3::splat(self.radius),
+            self.a.max(self.b) + Vec3::splat(self.radius),
+        )
     }
 }
 
