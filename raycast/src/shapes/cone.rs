@@ -305,7 +305,10 @@ mod tests {
         let r = Ray::new(vec3(0.0, 5.0, 0.0), vec3(0.0, -2.0, 0.0));
         let s = c.span(&r).unwrap();
         assert_eq!((s.enter.t, s.enter.part, s.enter.normal), (1.5, Part::Side, Vec3::Y));
-        assert_eq!((s.exit.t, s.exit.part, s.exit.normal, s.exit.front_face), (3.5, Part::Base, Vec3::NEG_Y, false));
+        assert_eq!(
+            (s.exit.t, s.exit.part, s.exit.normal, s.exit.front_face),
+            (3.5, Part::Base, Vec3::NEG_Y, false)
+        );
         // Up the axis from below: base first.
         let h = cast(&c, vec3(0.0, -3.0, 0.0), vec3(0.0, 1.0, 0.0)).unwrap();
         assert_eq!((h.t, h.part, h.front_face), (1.0, Part::Base, true));
@@ -338,7 +341,10 @@ mod tests {
         let n = h.normal;
         assert!((n - vec3(1.0, 1.0, 0.0).normalize()).length() < 1e-6, "{n}");
         let all = c.cast_all(&r, Interval::FORWARD);
-        assert_eq!(all.iter().map(|h| (h.t, h.part)).collect::<Vec<_>>(), [(3.5, Part::Side), (5.0, Part::Base)]);
+        assert_eq!(
+            all.iter().map(|h| (h.t, h.part)).collect::<Vec<_>>(),
+            [(3.5, Part::Side), (5.0, Part::Base)]
+        );
     }
 
     #[test]
@@ -373,7 +379,9 @@ mod tests {
             assert!(c.span(&Ray::new(vec3(0.0, 5.0, 0.0), d)).is_none());
         }
         assert!(cast(&c, Vec3::NAN, Vec3::Y).is_none());
-        assert!(c.contains(Vec3::ZERO) && c.contains(vec3(0.0, 1.0, 0.0)) && !c.contains(vec3(0.0, 1.01, 0.0)));
+        assert!(
+            c.contains(Vec3::ZERO) && c.contains(vec3(0.0, 1.0, 0.0)) && !c.contains(vec3(0.0, 1.01, 0.0))
+        );
     }
 
     #[test]
@@ -507,7 +515,7 @@ mod tests {
             }
         };
         match rng.next() % 5 {
-            0 => dir = dir * Vec3::Y,
+            0 => dir *= Vec3::Y,
             1 => dir = vec3(dir.x, 0.0, dir.z),
             2 => dir = Vec3::X * dir.x.signum() + Vec3::Y * rng.uniform(-3.0, 3.0),
             _ => {}
@@ -548,7 +556,9 @@ mod tests {
                 }
                 (None, None) => {}
                 (Some(_), None) | (None, Some(_)) if on_surface => {}
-                (want, got) => panic!("{c:?} {ray:?}: reference {want:?}, got {got:?}, clearance {clearance}"),
+                (want, got) => {
+                    panic!("{c:?} {ray:?}: reference {want:?}, got {got:?}, clearance {clearance}")
+                }
             }
         }
         errs
@@ -573,9 +583,12 @@ mod tests {
         let clean: Vec<f64> = errs.iter().filter(|e| e.1 >= 0.05).map(|e| e.0).collect();
         let n_clean = clean.len();
         let (p_clean, m_clean) = tail(clean);
-        println!("cone: {} hits; point error / scale: all p99.9 {p_all:.2e} max {m_all:.2e}; \
+        println!(
+            "cone: {} hits; point error / scale: all p99.9 {p_all:.2e} max {m_all:.2e}; \
                   cos >= 0.05 ({n_clean}) p99.9 {p_clean:.2e} max {m_clean:.2e}; \
-                  across the surface p99.9 {p_across:.2e} max {m_across:.2e}", errs.len());
+                  across the surface p99.9 {p_across:.2e} max {m_across:.2e}",
+            errs.len()
+        );
         assert!(p_clean <= 4e-6 && m_clean <= 2e-5, "p99.9 {p_clean:e}, max {m_clean:e}");
         assert!(p_across <= 4e-6 && m_across <= 2e-5, "p99.9 {p_across:e}, max {m_across:e}");
     }
