@@ -17,8 +17,7 @@
 //! amplified by `1/k²` through `−B/A` for a thin cone and a ray near its axis.) After the shift every coefficient is of the size
 //! of the cone and the line's distance to it, not of the origin's distance, so a
 //! far origin (1e3–1e4 sizes away) costs no digits beyond the rounding of `q`
-//! itself; `B² − A·C` and the `−` in `A` and `C` use fused products
-//! ([`difference_of_products`]). The roots come from [`quadratic_roots`].
+//! itself; `B² − A·C` uses fused products ([`difference_of_products`]). The roots come from [`quadratic_roots`].
 //! Cases of the quadratic:
 //! * `A > 0` (the ray is shallower than the half-angle): the line is inside the
 //!   double cone between the roots, both on one nappe; kept if that is the lower
@@ -143,12 +142,15 @@ fn ray_cone(o: Vec3, d: Vec3, k: f32, h: f32) -> Option<Chord> {
     }
     let kdy = k * d.y;
     let kqy = k * q.y;
-    let a = (-kdy).mul_add(kdy, d.x.mul_add(d.x, d.z * d.z));
-    let b = (-kqy).mul_add(kdy, q.x.mul_add(d.x, q.z * d.z));
-    let c = (-kqy).mul_add(kqy, q.x.mul_add(q.x, q.z * q.z));
+    // Plain f32 for A, B, C: their rounding is that of a relative-ε change of
+    // q and d (backward stable), and fused products here would be libm calls on
+    // targets without FMA. Only B² − A·C, which cancels near tangency, is fused.
+    let a = d.x * d.x + d.z * d.z - kdy * kdy;
+    let b = q.x * d.x + q.z * d.z - kqy * kdy;
+    let c = q.x * q.x + q.z * q.z - kqy * kqy;
     let disc = difference_of_products(b, b, a, c);
     // Depth below the apex at t': w = −(q_y + t'·d_y).
-    let below_apex = |t: f32| -(t.mul_add(d.y, q.y)) >= 0.0;
+    let below_apex = |t: f32| -(q.y + t * d.y) >= 0.0;
     // Side interval, relative to t_s.
     let (s0, s1) = if a > 0.0 {
         if !(disc >= 0.0) {

@@ -200,8 +200,11 @@ impl Quartic {
         TANGENT_ROUNDINGS * U64 * (first * first + second)
     }
 
-    /// The roots of `G` on the chord, ascending; tangencies once. At most 4.
-    fn roots(&self) -> ([f64; 4], usize) {
+    /// Visits the roots of `G` in `[s_min, s_max]` (and possibly a few just
+    /// outside), ascending, tangencies once, until `visit` returns true. Monotone
+    /// pieces outside the window are not refined, so `cast` pays only for the
+    /// roots up to the first one it keeps.
+    fn roots(&self, s_min: f64, s_max: f64, mut visit: impl FnMut(f64) -> bool) {
         let (lo, hi) = (-self.half_chord, self.half_chord);
         // Critical points of G': roots of the quadratic G'' inside the chord.
         let mut knots2 = [lo, 0.0, 0.0, hi];
@@ -241,21 +244,30 @@ impl Quartic {
             let g = self.g(x);
             *v = if g.abs() <= self.g_error(x) { 0.0 } else { g };
         }
-        let mut out = [0.0; 4];
-        let mut n = 0;
         for i in 0..=n1 {
-            if n == 4 {
+            if knots1[i] > s_max {
                 break;
             }
-            if vals[i] == 0.0 {
-                out[n] = knots1[i];
-                n += 1;
-            } else if i < n1 && vals[i] * vals[i + 1] < 0.0 {
-                out[n] = refine(|x| (self.g(x), self.dg(x)), knots1[i], knots1[i + 1], vals[i]);
-                n += 1;
+            let root = if vals[i] == 0.0 && knots1[i] >= s_min {
+                knots1[i]
+            } else if i < n1 && vals[i] * vals[i + 1] < 0.0 && knots1[i + 1] >= s_min {
+                refine(|x| (self.g(x), self.dg(x)), knots1[i], knots1[i + 1], vals[i])
+            } else {
+                continue;
+            };
+            if visit(root) {
+                return;
             }
         }
-        (out, n)
+    }
+
+    /// The scaled line parameter of the ray parameter `t`, widened outward by
+    /// `side` (±1) times far more than the f32 rounding of `t` (1e-6 relative),
+    /// so no root whose f32 `t` is in range falls outside the window.
+    #[inline]
+    fn s_of(&self, t: f32, side: f64) -> f64 {
+        let (tl, sf) = (t as f64 * self.len, self.s_foot);
+        (tl - sf + side * 1e-6 * (tl.abs() + sf.abs())) / self.scale
     }
 
     /// The ray parameter `t` of the scaled line parameter `s`.
@@ -324,19 +336,20 @@ impl Torus {
         Hit::with_point(ray, t, p, n, Part::Surface)
     }
 
-    /// The crossings in `range` as `(s, t)`, ascending.
+    /// The crossings in `range` as `(s, t)`, ascending; only the first when
+    /// `first_only`.
     #[inline]
-    fn crossings(&self, q: &Quartic, range: Interval) -> ([(f64, f32); 4], usize) {
-        let (roots, n) = q.roots();
+    fn crossings(&self, q: &Quartic, range: Interval, first_only: bool) -> ([(f64, f32); 4], usize) {
         let mut out = [(0.0, 0.0); 4];
         let mut m = 0;
-        for &s in &roots[..n] {
+        q.roots(q.s_of(range.min, -1.0), q.s_of(range.max, 1.0), |s| {
             let t = q.t_of(s) as f32;
-            if range.contains(t) {
+            if range.contains(t) && m < 4 {
                 out[m] = (s, t);
                 m += 1;
             }
-        }
+            first_only && m > 0
+        });
         (out, m)
     }
 }
@@ -344,19 +357,19 @@ impl Torus {
 impl RayCast for Torus {
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
         let q = self.quartic(ray)?;
-        let (xs, n) = self.crossings(&q, range);
+        let (xs, n) = self.crossings(&q, range, true);
         (n > 0).then(|| self.hit_at(ray, &q, xs[0].0, xs[0].1))
     }
 
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
-        self.quartic(ray).is_some_and(|q| self.crossings(&q, range).1 > 0)
+        self.quartic(ray).is_some_and(|q| self.crossings(&q, range, true).1 > 0)
     }
 
     fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {
         let Some(q) = self.quartic(ray) else {
             return Vec::new();
         };
-        let (xs, n) = self.crossings(&q, range);
+        let (xs, n) = self.crossings(&q, range, false);
         xs[..n].iter().map(|&(s, t)| self.hit_at(ray, &q, s, t)).collect()
     }
 
@@ -679,6 +692,19 @@ mod tests {
             let all = torus.cast_all(&ray, Interval::FORWARD);
             prop_assert!(all.len() <= 4 && all.windows(2).all(|w| w[0].t <= w[1].t));
             prop_assert_eq!(all.first().map(|h| h.t), hit.map(|h| h.t));
+        }
+
+        /// `cast` in any window is the first of all crossings inside it (its
+        /// early stop and the window's widening lose nothing, ends included).
+        #[test]
+        fn cast_in_a_window_is_the_first_crossing_in_it(seed in any::<u64>(), lo in 0usize..5, hi in 0usize..5) {
+            let (torus, ray) = adversarial(&mut Rng(seed));
+            let all: Vec<f32> = torus.cast_all(&ray, Interval::ALL).iter().map(|h| h.t).collect();
+            let ends = |i: usize| all.get(i).copied().unwrap_or(f32::INFINITY);
+            let range = Interval::new(if lo == 0 { f32::NEG_INFINITY } else { ends(lo - 1) }, ends(hi));
+            let want = all.iter().copied().find(|&t| range.contains(t));
+            prop_assert_eq!(torus.cast(&ray, range).map(|h| h.t), want);
+            prop_assert_eq!(torus.hits(&ray, range), want.is_some());
         }
     }
 }
