@@ -50,7 +50,11 @@ const P999_TARGET: f64 = 4e-6;
 const MAX_TARGET: f64 = 2e-5;
 
 fn main() {
-    let per_shape: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(1_000_000);
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() == 10 && args[1] == "debug" {
+        return debug(&args[2..]);
+    }
+    let per_shape: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(1_000_000);
     let scales = [1e-2f32, 1.0, 1e2];
     println!(
         "{per_shape} rays per shape ({} sizes × 7 kinds), errors relative to the scene scale",
@@ -82,14 +86,14 @@ fn main() {
                 let hit = shape.cast(&ray, Interval::FORWARD);
                 stub &= hit.is_none();
                 if let Some(e) = score(&prim, &line, &reference, hit.map(|h| h.point.as_dvec3())) {
-                    ours.push(e, &ray, i % 7);
+                    ours.push(e, &ray, i % 7, s);
                 }
                 if let Some(p) = &parry {
                     let pr = prims::parry_ray(&ray);
                     let h = p.cast_local_ray_and_get_normal(&pr, f32::MAX, false);
                     let point = h.map(|h| line.at(h.time_of_impact as f64));
                     if let Some(e) = score(&prim, &line, &reference, point) {
-                        theirs.push(e, &ray, i % 7);
+                        theirs.push(e, &ray, i % 7, s);
                     }
                 }
             }
@@ -99,10 +103,15 @@ fn main() {
             skipped.push(name);
         } else {
             ours.print(name, "raycast");
-            worst_lines.push(format!(
-                "{name}: raycast worst {:.2e} on kind {} {:?}",
-                ours.worst.0, ours.worst.2, ours.worst.1
-            ));
+            for (what, (e, ray, kind, size)) in [("point", ours.worst), ("backward", ours.worst_backward)] {
+                if let Some(r) = ray {
+                    worst_lines.push(format!(
+                        "{name:<8} raycast worst {what:<8} {e:.2e} (kind {kind}, size ×{size}): origin {:?} dir {:?}",
+                        r.origin.to_array(),
+                        r.dir.to_array()
+                    ));
+                }
+            }
         }
         if base.parry().is_some() {
             theirs.print(name, "parry3d");
@@ -125,15 +134,20 @@ struct Stats {
     forward: Vec<f64>,
     backward: Vec<f64>,
     /// Worst forward error, its ray and kind (1-based).
-    worst: (f64, Option<Ray>, usize),
+    worst: (f64, Option<Ray>, usize, f32),
+    /// Worst backward error, its ray and kind (1-based).
+    worst_backward: (f64, Option<Ray>, usize, f32),
 }
 
 impl Stats {
-    fn push(&mut self, (forward, backward): (f64, f64), ray: &Ray, kind: usize) {
+    fn push(&mut self, (forward, backward): (f64, f64), ray: &Ray, kind: usize, size: f32) {
         self.forward.push(forward);
         self.backward.push(backward);
         if forward > self.worst.0 || self.worst.1.is_none() {
-            self.worst = (forward, Some(*ray), kind + 1);
+            self.worst = (forward, Some(*ray), kind + 1, size);
+        }
+        if backward > self.worst_backward.0 || self.worst_backward.1.is_none() {
+            self.worst_backward = (backward, Some(*ray), kind + 1, size);
         }
     }
 
@@ -162,10 +176,13 @@ impl Stats {
 /// scale; `None` when both the library and the reference miss.
 fn score(prim: &Prim, line: &Line, reference: &[Piece], lib: Option<DVec3>) -> Option<(f64, f64)> {
     // The crossings with t ≥ 0, in order, with the piece each belongs to.
+    // An entry within 1e-12 of the scale behind the origin is the origin on
+    // the surface (the reference's re-parametrisation rounds t = 0 to ±tiny).
+    let eps_t = 1e-12 * line.o.length().max(prim.bounding_sphere().1 as f64) / line.d.length();
     let mut crossings: Vec<(f64, usize)> = Vec::new();
     for (i, p) in reference.iter().enumerate() {
-        if p.enter >= 0.0 {
-            crossings.push((p.enter, i));
+        if p.enter >= -eps_t {
+            crossings.push((p.enter.max(0.0), i));
         }
         if p.exit >= 0.0 && p.exit != p.enter {
             crossings.push((p.exit, i));
@@ -185,7 +202,14 @@ fn score(prim: &Prim, line: &Line, reference: &[Piece], lib: Option<DVec3>) -> O
     if !sc.is_finite() {
         sc = f64::MAX;
     }
-    let depth_of = |i: usize| depth(prim, line, reference[i]);
+    // Skipping piece i costs its depth, or moving the origin past its first
+    // crossing (an origin on or just outside the surface may be taken as
+    // inside: the conformance suite accepts either answer there).
+    let depth_of = |i: usize| {
+        let piece = reference[i];
+        let first = if piece.enter >= 0.0 { piece.enter } else { piece.exit };
+        depth(prim, line, piece).min((line.at(first) - line.o).length())
+    };
     let solid = !matches!(prim, Prim::Triangle(..) | Prim::Plane(..));
     let (forward, backward) = match lib {
         None => {
@@ -224,14 +248,15 @@ fn score(prim: &Prim, line: &Line, reference: &[Piece], lib: Option<DVec3>) -> O
                 let t_p = line.param(p);
                 let mut before: f64 = 0.0;
                 if solid {
-                    for (i, piece) in reference.iter().enumerate() {
-                        let crossed = if piece.enter >= 0.0 {
-                            piece.enter < t_p
-                        } else {
-                            piece.exit >= 0.0 && piece.exit < t_p
-                        };
-                        if crossed {
-                            before = before.max(depth_of(i));
+                    // How deep the ray went inside before reaching `p` through a
+                    // crossing it did not report (the piece it started in excepted).
+                    for piece in reference {
+                        if piece.enter >= 0.0 && piece.enter < t_p {
+                            let part = Piece { enter: piece.enter, exit: piece.exit.min(t_p) };
+                            before = before.max(depth(prim, line, part));
+                        } else if piece.enter < 0.0 && piece.exit >= 0.0 && piece.exit < t_p {
+                            before = before
+                                .max(depth(prim, line, *piece).min((line.at(piece.exit) - line.o).length()));
                         }
                     }
                 }
@@ -335,4 +360,42 @@ fn make_ray(prim: &Prim, kind: usize, rng: &mut Pcg64) -> Ray {
         }
     };
     Ray::new(o.as_vec3(), d.as_vec3())
+}
+
+/// `exactness debug SHAPE SIZE ox oy oz dx dy dz`: the reference pieces and
+/// both libraries' answers for one ray, with the scores.
+fn debug(a: &[String]) {
+    let f =
+        |i: usize| a[i].trim_matches(|c| c == ',' || c == '[' || c == ']').parse::<f32>().expect("a number");
+    let base = prims::all().into_iter().find(|p| p.name() == a[0]).expect("a shape name");
+    let prim = base.scaled(f(1));
+    let ray = Ray::new(glam::vec3(f(2), f(3), f(4)), glam::vec3(f(5), f(6), f(7)));
+    let line = Line { o: ray.origin.as_dvec3(), d: ray.dir.as_dvec3() };
+    let reference = pieces(&prim, &line);
+    println!("{prim:?}\n{ray:?}");
+    for p in &reference {
+        println!(
+            "piece t {:e} .. {:e}  points {:?} .. {:?}  depth {:e}",
+            p.enter,
+            p.exit,
+            line.at(p.enter).to_array(),
+            line.at(p.exit).to_array(),
+            depth(&prim, &line, *p)
+        );
+    }
+    let hit = prim.ours().cast(&ray, Interval::FORWARD);
+    println!("raycast {hit:?}");
+    if let Some(h) = hit {
+        let p = h.point.as_dvec3();
+        println!("  sdf(point) {:e}, dist to line {:e}", sdf(&prim, p), line.distance(p));
+    }
+    println!("raycast score {:?}", score(&prim, &line, &reference, hit.map(|h| h.point.as_dvec3())));
+    if let Some(pp) = prim.parry() {
+        let h = pp.cast_local_ray_and_get_normal(&prims::parry_ray(&ray), f32::MAX, false);
+        println!("parry t {:?}", h.map(|h| h.time_of_impact));
+        println!(
+            "parry score {:?}",
+            score(&prim, &line, &reference, h.map(|h| line.at(h.time_of_impact as f64)))
+        );
+    }
 }

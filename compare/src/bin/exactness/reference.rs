@@ -128,14 +128,20 @@ pub fn pieces(prim: &Prim, line: &Line) -> Vec<Piece> {
     let u = line.d / dn;
     let tc = (centre - line.o).dot(line.d) / line.d.length_squared();
     let o = line.at(tc); // closest point of the line to the centre
-    let to_t = |s: f64| tc + s / dn;
+                         // Quadric sets are solved in s (unit steps from `o`) and brought to t;
+                         // slabs are solved in t on the original line, where an origin exactly on
+                         // a face gives exactly t = 0 (the shift to `o` would round it to ±tiny).
+    let to_t = |set: Vec<(f64, f64)>| -> Vec<(f64, f64)> {
+        set.into_iter().map(|(a, b)| (tc + a / dn, tc + b / dn)).collect()
+    };
+    let (lo_, ld) = (line.o, line.d);
     let set: Vec<(f64, f64)> = match *prim {
-        Prim::Sphere(r) => ball(o, u, DVec3::ZERO, r as f64),
+        Prim::Sphere(r) => to_t(ball(o, u, DVec3::ZERO, r as f64)),
         Prim::Cuboid(h) => {
             let h = d3(h);
             let mut acc = Some((f64::NEG_INFINITY, f64::INFINITY));
             for i in 0..3 {
-                acc = match (acc, slab(o[i], u[i], -h[i], h[i])) {
+                acc = match (acc, slab(lo_[i], ld[i], -h[i], h[i])) {
                     (Some((a, b)), Some((c, d))) if a.max(c) <= b.min(d) => Some((a.max(c), b.min(d))),
                     _ => None,
                 };
@@ -147,7 +153,7 @@ pub fn pieces(prim: &Prim, line: &Line) -> Vec<Piece> {
             let a = u.x * u.x + u.z * u.z;
             let b = o.x * u.x + o.z * u.z;
             let c = o.x * o.x + o.z * o.z - r * r;
-            clip(quadric_set(a, b, c), slab(o.y, u.y, -hh, hh))
+            clip(to_t(quadric_set(a, b, c)), slab(lo_.y, ld.y, -hh, hh))
         }
         Prim::Cone(r, hh) => {
             // x² + z² ≤ k²·(hh − y)², k = r / (2·hh), and −hh ≤ y ≤ hh.
@@ -157,12 +163,12 @@ pub fn pieces(prim: &Prim, line: &Line) -> Vec<Piece> {
             let a = u.x * u.x + u.z * u.z - k2 * u.y * u.y;
             let b = o.x * u.x + o.z * u.z + k2 * w0 * u.y;
             let c = o.x * o.x + o.z * o.z - k2 * w0 * w0;
-            merge(clip(quadric_set(a, b, c), slab(o.y, u.y, -hh, hh)))
+            merge(clip(to_t(quadric_set(a, b, c)), slab(lo_.y, ld.y, -hh, hh)))
         }
         Prim::Capsule(a, b, r) => {
             let (a, b, r) = (d3(a), d3(b), r as f64);
-            let mut set = ball(o, u, a, r);
-            set.extend(ball(o, u, b, r));
+            let mut set = to_t(ball(o, u, a, r));
+            set.extend(to_t(ball(o, u, b, r)));
             let len = (b - a).length();
             if len > 0.0 {
                 let ax = (b - a) / len;
@@ -170,11 +176,11 @@ pub fn pieces(prim: &Prim, line: &Line) -> Vec<Piece> {
                 let qp = q - q.dot(ax) * ax;
                 let dp = u - u.dot(ax) * ax;
                 let side = quadric_set(dp.length_squared(), qp.dot(dp), qp.length_squared() - r * r);
-                set.extend(clip(side, slab(q.dot(ax), u.dot(ax), 0.0, len)));
+                set.extend(clip(to_t(side), slab((lo_ - a).dot(ax), ld.dot(ax), 0.0, len)));
             }
             merge(set)
         }
-        Prim::Torus(big, small) => torus(o, u, big as f64, small as f64),
+        Prim::Torus(big, small) => to_t(torus(o, u, big as f64, small as f64)),
         Prim::Triangle(a, b, c) => {
             let (a, b, c) = (d3(a), d3(b), d3(c));
             let n = (b - a).cross(c - a);
@@ -201,7 +207,7 @@ pub fn pieces(prim: &Prim, line: &Line) -> Vec<Piece> {
             return vec![Piece { enter: t, exit: t }];
         }
     };
-    set.into_iter().map(|(a, b)| Piece { enter: to_t(a), exit: to_t(b) }).collect()
+    set.into_iter().map(|(a, b)| Piece { enter: a, exit: b }).collect()
 }
 
 /// Barycentric weights of `p` (in the plane of a b c with normal `n`), from
@@ -343,7 +349,7 @@ pub fn depth(prim: &Prim, line: &Line, piece: Piece) -> f64 {
         }
         _ => {
             let (mut lo, mut hi) = (piece.enter.max(0.0), piece.exit);
-            if !(lo <= hi) {
+            if lo > hi || lo.is_nan() || hi.is_nan() {
                 return 0.0;
             }
             let g = |t: f64| -sdf(prim, line.at(t));
