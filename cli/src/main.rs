@@ -1,6 +1,9 @@
 //! `raycast`: render scenes to PNG and answer JSON-lines ray queries.
 
+mod query;
+
 use clap::{Parser, Subcommand};
+use std::io::{BufReader, IsTerminal};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -34,8 +37,33 @@ fn main() -> ExitCode {
             eprintln!("demo not yet written: {}", output.display());
             ExitCode::SUCCESS
         }
-        Command::Query { file } => {
-            eprintln!("query not yet written: {file:?}");
+        Command::Query { file } => run_query(file),
+    }
+}
+
+/// `raycast query [FILE]`: exit status 0 when every line succeeded, 1 otherwise.
+fn run_query(file: Option<PathBuf>) -> ExitCode {
+    let stdout = std::io::stdout().lock();
+    let result = match &file {
+        Some(path) => match std::fs::File::open(path) {
+            Ok(f) => query::run(BufReader::new(f), std::io::BufWriter::new(stdout), false),
+            Err(e) => {
+                eprintln!("raycast query: cannot open {}: {e}", path.display());
+                return ExitCode::FAILURE;
+            }
+        },
+        None => {
+            let stdin = std::io::stdin();
+            // Interactive use answers each line at once; piped input is buffered.
+            let interactive = stdin.is_terminal();
+            query::run(stdin.lock(), std::io::BufWriter::new(stdout), interactive)
+        }
+    };
+    match result {
+        Ok(0) => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("raycast query: {e}");
             ExitCode::FAILURE
         }
     }

@@ -27,6 +27,9 @@
 //!   [`ShapeError`] naming the field and the value; `new` panics with the same
 //!   message.
 #![deny(missing_docs)]
+// `!(x >= 0.0)` is deliberate throughout: unlike `x < 0.0` it is also true for
+// NaN, which is how degenerate input turns into a miss instead of a NaN answer.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 mod aabb;
 mod error;
@@ -42,8 +45,13 @@ pub use hit::{Hit, Part, Span};
 pub use mesh::TriMesh;
 pub use ray::{Interval, Ray};
 pub use shapes::{
-    affine_from_trs, Capsule, Cone, ConvexSolid, Cuboid, Cylinder, Plane, RayCast, Shape, Solid, Sphere, Torus,
-    Transformed, Triangle,
+    affine_from_trs, Capsule, Cone, ConvexSolid, Cuboid, Cylinder, Plane, RayCast, Shape, Solid, Sphere,
+    Torus, Transformed, Triangle,
 };
+
+/// The README's example, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
 
 pub use glam::{self, vec2, vec3, Affine3A, IVec3, Mat3, Quat, Vec2, Vec3};

@@ -232,7 +232,10 @@ impl RayCast for Capsule {
     }
 
     fn local_bounds(&self) -> Aabb {
-        Aabb::new(self.a.min(self.b) - Vec3::splat(self.radius), self.a.max(self.b) + Vec3::splat(self.radius))
+        Aabb::new(
+            self.a.min(self.b) - Vec3::splat(self.radius),
+            self.a.max(self.b) + Vec3::splat(self.radius),
+        )
     }
 }
 

@@ -54,7 +54,10 @@ impl Plane {
         let n = finite_vec("normal", normal)?;
         let unit = n.normalize_or_zero();
         if unit == Vec3::ZERO {
-            return Err(ShapeError::new("normal", format!("must not be zero, got [{}, {}, {}]", n.x, n.y, n.z)));
+            return Err(ShapeError::new(
+                "normal",
+                format!("must not be zero, got [{}, {}, {}]", n.x, n.y, n.z),
+            ));
         }
         Ok(Self { normal: unit, point: finite_vec("point", point)? })
     }

@@ -59,7 +59,10 @@ impl Shape {
     /// True for the convex solids that answer [`Shape::span`]: sphere,
     /// cuboid, cylinder, cone and capsule.
     pub fn is_convex_solid(&self) -> bool {
-        matches!(self, Shape::Sphere(_) | Shape::Cuboid(_) | Shape::Cylinder(_) | Shape::Cone(_) | Shape::Capsule(_))
+        matches!(
+            self,
+            Shape::Sphere(_) | Shape::Cuboid(_) | Shape::Cylinder(_) | Shape::Cone(_) | Shape::Capsule(_)
+        )
     }
 
     /// Enter and exit of the line through `ray` (see [`ConvexSolid::span`]);

@@ -57,7 +57,11 @@ impl RayCast for Torus {
         Vec::new() // STUB
     }
     fn local_bounds(&self) -> Aabb {
-        Aabb::from_half_extents(Vec3::new(self.major_radius + self.minor_radius, self.minor_radius, self.major_radius + self.minor_radius))
+        Aabb::from_half_extents(Vec3::new(
+            self.major_radius + self.minor_radius,
+            self.minor_radius,
+            self.major_radius + self.minor_radius,
+        ))
     }
 }
 

@@ -147,7 +147,8 @@ impl<S> Transformed<S> {
     /// rounded normal).
     #[inline]
     pub fn to_world(&self, ray: &Ray, local: Hit) -> Hit {
-        let n = Vec3::from(self.normal_from_local * glam::Vec3A::from(local.normal)).normalize_or(local.normal);
+        let n =
+            Vec3::from(self.normal_from_local * glam::Vec3A::from(local.normal)).normalize_or(local.normal);
         Hit {
             point: self.world_from_local.transform_point3(local.point),
             normal: n,

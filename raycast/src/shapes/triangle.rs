@@ -27,7 +27,12 @@ impl Triangle {
     /// # Errors
     /// [`ShapeError`] on `a`, `b` or `c` unless finite.
     pub fn try_new(a: Vec3, b: Vec3, c: Vec3) -> Result<Self, ShapeError> {
-        Ok(Self { a: finite_vec("a", a)?, b: finite_vec("b", b)?, c: finite_vec("c", c)?, cull_back_faces: false })
+        Ok(Self {
+            a: finite_vec("a", a)?,
+            b: finite_vec("b", b)?,
+            c: finite_vec("c", c)?,
+            cull_back_faces: false,
+        })
     }
     /// Like [`Triangle::try_new`].
     ///
@@ -51,7 +56,14 @@ pub struct TriangleHit {
 }
 
 /// Watertight ray–triangle test (STUB).
-pub fn ray_triangle(_ray: &Ray, _a: Vec3, _b: Vec3, _c: Vec3, _range: Interval, _cull_back_faces: bool) -> Option<TriangleHit> {
+pub fn ray_triangle(
+    _ray: &Ray,
+    _a: Vec3,
+    _b: Vec3,
+    _c: Vec3,
+    _range: Interval,
+    _cull_back_faces: bool,
+) -> Option<TriangleHit> {
     None
 }
 

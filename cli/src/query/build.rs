@@ -1,0 +1,110 @@
+//! From the wire format to library values, validating as we go. Every error
+//! names the field it is about (`shape.radius`, `objects[3].transform.scale`).
+
+use super::wire::{Scale, WireObject, WireRay, WireShape, WireTransform};
+use raycast::{
+    affine_from_trs, Affine3A, Capsule, Cone, Cuboid, Cylinder, Plane, Quat, Ray, Shape, ShapeError, Sphere,
+    Torus, Transformed, TriMesh, Triangle, Vec3,
+};
+use std::sync::Arc;
+
+/// A shape with its placement, ready to query.
+pub enum Placed {
+    /// No transform given: the shape's frame is the world.
+    Local(Shape),
+    /// Placed by an affine map.
+    World(Transformed<Shape>),
+}
+
+pub fn v3(a: [f32; 3]) -> Vec3 {
+    Vec3::from_array(a)
+}
+
+pub fn ray(r: &WireRay) -> Ray {
+    Ray::new(v3(r.origin), v3(r.dir))
+}
+
+/// Builds a library shape; errors are prefixed with `prefix` (e.g. `shape`).
+pub fn shape(s: WireShape, prefix: &str) -> Result<Shape, String> {
+    let err = |e: ShapeError| e.within(prefix).to_string();
+    Ok(match s {
+        WireShape::Sphere { radius } => Sphere::try_new(radius).map_err(err)?.into(),
+        WireShape::Cuboid { half_extents } => Cuboid::try_new(v3(half_extents)).map_err(err)?.into(),
+        WireShape::Cylinder { radius, half_height } => {
+            Cylinder::try_new(radius, half_height).map_err(err)?.into()
+        }
+        WireShape::Cone { radius, half_height } => Cone::try_new(radius, half_height).map_err(err)?.into(),
+        WireShape::Capsule { a, b, radius } => Capsule::try_new(v3(a), v3(b), radius).map_err(err)?.into(),
+        WireShape::Triangle { a, b, c } => Triangle::try_new(v3(a), v3(b), v3(c)).map_err(err)?.into(),
+        WireShape::Plane { normal, point } => {
+            Plane::try_new(v3(normal), point.map_or(Vec3::ZERO, v3)).map_err(err)?.into()
+        }
+        WireShape::Torus { major_radius, minor_radius } => {
+            Torus::try_new(major_radius, minor_radius).map_err(err)?.into()
+        }
+        WireShape::Mesh { vertices, triangles, path } => {
+            Shape::Mesh(Arc::new(mesh(vertices, triangles, path, prefix)?))
+        }
+        WireShape::Voxels { .. } => return Err(format!("{prefix}.type voxels is not supported yet")),
+    })
+}
+
+fn mesh(
+    vertices: Option<Vec<[f32; 3]>>,
+    triangles: Option<Vec<[u32; 3]>>,
+    path: Option<String>,
+    prefix: &str,
+) -> Result<TriMesh, String> {
+    match (vertices, triangles, path) {
+        (Some(v), Some(t), None) => {
+            TriMesh::try_new(v.into_iter().map(v3).collect(), t).map_err(|e| e.within(prefix).to_string())
+        }
+        (None, None, Some(p)) => Err(format!("{prefix}.path {p}: loading mesh files is not supported yet")),
+        _ => Err(format!("{prefix}: a mesh needs either `vertices` and `triangles`, or `path`")),
+    }
+}
+
+/// `translation · rotation · scale`, every part optional.
+pub fn transform(t: &WireTransform, prefix: &str) -> Result<Affine3A, String> {
+    let translation = t.translation.map_or(Vec3::ZERO, v3);
+    let rotation = t.rotation.map_or(Quat::IDENTITY, Quat::from_array);
+    let scale = match t.scale {
+        None => Vec3::ONE,
+        Some(Scale::Uniform(s)) => Vec3::splat(s),
+        Some(Scale::PerAxis(s)) => v3(s),
+    };
+    affine_from_trs(translation, rotation, scale).map_err(|e| e.within(prefix).to_string())
+}
+
+pub fn placed(
+    shape_w: WireShape,
+    transform_w: Option<&WireTransform>,
+    prefix: &str,
+) -> Result<Placed, String> {
+    let shape = shape(shape_w, &format!("{prefix}shape"))?;
+    Ok(match transform_w {
+        None => Placed::Local(shape),
+        Some(t) => {
+            let m = transform(t, &format!("{prefix}transform"))?;
+            let prefix = format!("{prefix}transform");
+            Placed::World(Transformed::try_new(shape, m).map_err(|e| e.within(&prefix).to_string())?)
+        }
+    })
+}
+
+/// A scene object of the protocol.
+pub struct Object {
+    pub placed: Placed,
+    pub id: u32,
+    pub mask: u32,
+}
+
+pub fn objects(list: Vec<WireObject>) -> Result<Vec<Object>, String> {
+    list.into_iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let placed = placed(o.shape, o.transform.as_ref(), &format!("objects[{i}]."))?;
+            Ok(Object { placed, id: o.id.unwrap_or(i as u32), mask: o.mask.unwrap_or(u32::MAX) })
+        })
+        .collect()
+}

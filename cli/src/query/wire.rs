@@ -1,0 +1,174 @@
+//! The JSON wire format of `raycast query` (DESIGN §6), as serde types.
+//!
+//! Every struct refuses unknown fields and (through serde's derive) duplicate
+//! keys, so a typo is an error instead of being silently ignored.
+
+// The grid and voxel fields are read once the grid module is wired in.
+#![allow(dead_code)]
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// One input line.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Query {
+    /// Echoed back as given (read from the raw line, so that error results
+    /// carry it too); declared here so that it is a known field.
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub id: Option<Value>,
+    #[serde(default)]
+    pub op: Option<Op>,
+    #[serde(default)]
+    pub shape: Option<WireShape>,
+    #[serde(default)]
+    pub transform: Option<WireTransform>,
+    #[serde(default)]
+    pub ray: Option<WireRay>,
+    #[serde(default)]
+    pub t_min: Option<f32>,
+    /// `null` means +∞.
+    #[serde(default)]
+    pub t_max: Option<f32>,
+    #[serde(default)]
+    pub objects: Option<Vec<WireObject>>,
+    #[serde(default)]
+    pub mask: Option<u32>,
+    #[serde(default)]
+    pub grid: Option<WireGrid>,
+    #[serde(default)]
+    pub from: Option<Vec<f32>>,
+    #[serde(default)]
+    pub to: Option<Vec<f32>>,
+    #[serde(default)]
+    pub supercover: Option<bool>,
+    #[serde(default)]
+    pub max_steps: Option<u64>,
+}
+
+/// What to compute.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    /// Closest hit (the default).
+    Cast,
+    /// Whether anything is hit.
+    Any,
+    /// Every crossing, by `t`.
+    All,
+    /// Enter and exit of a convex solid.
+    Span,
+    /// Grid walk.
+    Traverse,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct WireRay {
+    pub origin: [f32; 3],
+    pub dir: [f32; 3],
+}
+
+/// A number (uniform) or a 3-array.
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(untagged)]
+pub enum Scale {
+    Uniform(f32),
+    PerAxis([f32; 3]),
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct WireTransform {
+    #[serde(default)]
+    pub translation: Option<[f32; 3]>,
+    /// Quaternion `[x, y, z, w]`, normalised on reading.
+    #[serde(default)]
+    pub rotation: Option<[f32; 4]>,
+    #[serde(default)]
+    pub scale: Option<Scale>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+pub enum WireShape {
+    Sphere {
+        radius: f32,
+    },
+    Cuboid {
+        half_extents: [f32; 3],
+    },
+    Cylinder {
+        radius: f32,
+        half_height: f32,
+    },
+    Cone {
+        radius: f32,
+        half_height: f32,
+    },
+    Capsule {
+        a: [f32; 3],
+        b: [f32; 3],
+        radius: f32,
+    },
+    Triangle {
+        a: [f32; 3],
+        b: [f32; 3],
+        c: [f32; 3],
+    },
+    Plane {
+        normal: [f32; 3],
+        #[serde(default)]
+        point: Option<[f32; 3]>,
+    },
+    Torus {
+        major_radius: f32,
+        minor_radius: f32,
+    },
+    Mesh {
+        #[serde(default)]
+        vertices: Option<Vec<[f32; 3]>>,
+        #[serde(default)]
+        triangles: Option<Vec<[u32; 3]>>,
+        #[serde(default)]
+        path: Option<String>,
+    },
+    Voxels {
+        cell_size: CellSize,
+        #[serde(default)]
+        origin: Option<[f32; 3]>,
+        cells: Vec<[i32; 3]>,
+    },
+}
+
+/// A number (every axis) or one per axis.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(untagged)]
+pub enum CellSize {
+    Uniform(f32),
+    PerAxis(Vec<f32>),
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct WireObject {
+    pub shape: WireShape,
+    #[serde(default)]
+    pub transform: Option<WireTransform>,
+    #[serde(default)]
+    pub id: Option<u32>,
+    #[serde(default)]
+    pub mask: Option<u32>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct WireGrid {
+    #[serde(default)]
+    pub dims: Option<u8>,
+    #[serde(default)]
+    pub cell_size: Option<CellSize>,
+    #[serde(default)]
+    pub origin: Option<Vec<f32>>,
+}
