@@ -78,7 +78,8 @@ impl Capsule {
         let half_len = e.length();
         // A subnormal half length would make `e / half_len` lose its digits;
         // such a capsule is a sphere to within 1e-38.
-        let (axis, half_len) = if half_len >= f32::MIN_POSITIVE { (e / half_len, half_len) } else { (Vec3::ZERO, 0.0) };
+        let (axis, half_len) =
+            if half_len >= f32::MIN_POSITIVE { (e / half_len, half_len) } else { (Vec3::ZERO, 0.0) };
         Ok(Self { a, b, radius, mid, axis, half_len })
     }
     /// Like [`Capsule::try_new`].
@@ -129,7 +130,8 @@ impl Capsule {
         let (oy, dy) = (o.dot(u), d.dot(u));
         let (op, dp) = (o - oy * u, d - dy * u);
         let a = dp.length_squared();
-        let ends = |y: f32| if y > 0.0 { (self.axis * len, Part::CapB) } else { (-self.axis * len, Part::CapA) };
+        let ends =
+            |y: f32| if y > 0.0 { (self.axis * len, Part::CapB) } else { (-self.axis * len, Part::CapA) };
         if !(a >= f32::MIN_POSITIVE) {
             // Parallel to the axis: through both end spheres, or nothing.
             if !(op.length_squared() <= r * r) {
@@ -295,7 +297,10 @@ mod tests {
         // In the xy plane, shallow enough to enter and leave through the end spheres.
         let r = Ray::new(vec3(-4.0, -1.0, 0.0), vec3(8.0, 2.0, 0.0));
         let sp = cap().span(&r).unwrap();
-        assert!(sp.enter.t < sp.exit.t && sp.enter.part == Part::CapA && sp.exit.part == Part::CapB, "{sp:?}");
+        assert!(
+            sp.enter.t < sp.exit.t && sp.enter.part == Part::CapA && sp.exit.part == Part::CapB,
+            "{sp:?}"
+        );
         // Tangent to the side at y = 1 and to cap b's top at the same height.
         let r = Ray::new(vec3(0.0, 1.0, -5.0), vec3(0.0, 0.0, 1.0));
         let sp = cap().span(&r).unwrap();

@@ -174,7 +174,8 @@ impl RayCast for Cuboid {
 
     #[inline]
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
-        ray_box(ray.origin, ray.dir, self.half_extents).is_some_and(|c| range.contains(c.t0) || range.contains(c.t1))
+        ray_box(ray.origin, ray.dir, self.half_extents)
+            .is_some_and(|c| range.contains(c.t0) || range.contains(c.t1))
     }
 
     fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {
@@ -207,7 +208,10 @@ impl Solid for Cuboid {
 impl ConvexSolid for Cuboid {
     fn span(&self, ray: &Ray) -> Option<Span> {
         let c = ray_box(ray.origin, ray.dir, self.half_extents)?;
-        Some(Span { enter: self.hit_at(ray, c.t0, c.axis0, true), exit: self.hit_at(ray, c.t1, c.axis1, false) })
+        Some(Span {
+            enter: self.hit_at(ray, c.t0, c.axis0, true),
+            exit: self.hit_at(ray, c.t1, c.axis1, false),
+        })
     }
 }
 
@@ -242,7 +246,8 @@ mod tests {
 
     #[test]
     fn from_inside_hits_the_exit_face_from_behind() {
-        let h = unit_box().cast(&Ray::new(vec3(0.2, 0.3, 0.4), vec3(0.0, 0.0, -2.0)), Interval::FORWARD).unwrap();
+        let h =
+            unit_box().cast(&Ray::new(vec3(0.2, 0.3, 0.4), vec3(0.0, 0.0, -2.0)), Interval::FORWARD).unwrap();
         assert_eq!((h.t, h.part, h.normal, h.front_face), (0.7, Part::NegZ, vec3(0.0, 0.0, -1.0), false));
         assert_eq!(h.point, vec3(0.2, 0.3, -1.0));
     }
@@ -288,7 +293,10 @@ mod tests {
         assert!(unit_box().hits(&r, Interval::new(4.0, 9.0)));
         assert!(!unit_box().hits(&r, Interval::new(2.0, 1.0)));
         let all = unit_box().cast_all(&r, Interval::FORWARD);
-        assert_eq!(all.iter().map(|h| (h.t, h.part)).collect::<Vec<_>>(), [(2.0, Part::NegZ), (4.0, Part::PosZ)]);
+        assert_eq!(
+            all.iter().map(|h| (h.t, h.part)).collect::<Vec<_>>(),
+            [(2.0, Part::NegZ), (4.0, Part::PosZ)]
+        );
     }
 
     #[test]

@@ -137,8 +137,10 @@ fn ray_cylinder(o: Vec3, d: Vec3, r: f32, h: f32) -> Option<Crossing> {
     } else {
         return None;
     };
-    let (t0, part0) = if s0 >= c0 { (s0, Part::Side) } else { (c0, if up { Part::Bottom } else { Part::Top }) };
-    let (t1, part1) = if s1 <= c1 { (s1, Part::Side) } else { (c1, if up { Part::Top } else { Part::Bottom }) };
+    let (t0, part0) =
+        if s0 >= c0 { (s0, Part::Side) } else { (c0, if up { Part::Bottom } else { Part::Top }) };
+    let (t1, part1) =
+        if s1 <= c1 { (s1, Part::Side) } else { (c1, if up { Part::Top } else { Part::Bottom }) };
     if !(t0 <= t1 + t1.abs() * TOUCH_SLACK) || !t0.is_finite() || !t1.is_finite() {
         return None;
     }
@@ -232,7 +234,10 @@ mod tests {
     #[test]
     fn side_and_caps_from_outside() {
         let h = cyl().cast(&Ray::new(vec3(0.0, 1.0, -4.0), vec3(0.0, 0.0, 2.0)), Interval::FORWARD).unwrap();
-        assert_eq!((h.t, h.part, h.normal, h.point), (1.5, Part::Side, vec3(0.0, 0.0, -1.0), vec3(0.0, 1.0, -1.0)));
+        assert_eq!(
+            (h.t, h.part, h.normal, h.point),
+            (1.5, Part::Side, vec3(0.0, 0.0, -1.0), vec3(0.0, 1.0, -1.0))
+        );
         assert!(h.front_face);
         let h = cyl().cast(&Ray::new(vec3(0.5, -6.0, 0.0), vec3(0.0, 1.0, 0.0)), Interval::FORWARD).unwrap();
         assert_eq!((h.t, h.part, h.normal), (4.0, Part::Bottom, Vec3::NEG_Y));
@@ -297,7 +302,10 @@ mod tests {
         assert!(cyl().hits(&r, Interval::new(7.0, 7.0)));
         assert!(!cyl().hits(&r, Interval::new(7.0001, 9.0)));
         let all = cyl().cast_all(&r, Interval::FORWARD);
-        assert_eq!(all.iter().map(|h| (h.t, h.part)).collect::<Vec<_>>(), [(3.0, Part::Top), (7.0, Part::Bottom)]);
+        assert_eq!(
+            all.iter().map(|h| (h.t, h.part)).collect::<Vec<_>>(),
+            [(3.0, Part::Top), (7.0, Part::Bottom)]
+        );
     }
 
     #[test]

@@ -156,7 +156,10 @@ mod tests {
     fn both_sides_report_the_planes_own_normal() {
         let pl = Plane::new(vec3(0.0, 0.0, 3.0), vec3(0.0, 0.0, 1.0));
         let h = pl.cast(&Ray::new(vec3(1.0, 2.0, 5.0), vec3(0.0, 0.0, -0.5)), Interval::FORWARD).unwrap();
-        assert_eq!((h.t, h.point, h.normal, h.front_face, h.part), (8.0, vec3(1.0, 2.0, 1.0), Vec3::Z, true, Part::Face));
+        assert_eq!(
+            (h.t, h.point, h.normal, h.front_face, h.part),
+            (8.0, vec3(1.0, 2.0, 1.0), Vec3::Z, true, Part::Face)
+        );
         let h = pl.cast(&Ray::new(vec3(1.0, 2.0, -5.0), vec3(0.0, 0.0, 2.0)), Interval::FORWARD).unwrap();
         assert_eq!((h.t, h.normal, h.front_face), (3.0, Vec3::Z, false));
         assert!(pl.cast(&Ray::new(vec3(1.0, 2.0, -5.0), vec3(0.0, 0.0, -2.0)), Interval::FORWARD).is_none());
