@@ -8,8 +8,8 @@
 //! 1. The infinite cylinder around the axis: with `o⊥ = o − (o·u)·u` and
 //!    `d⊥ = d − (d·u)·u`, solve `|o⊥ + t·d⊥|² = r²`, i.e. `A·t² + 2·B·t + C = 0`
 //!    with `A = d⊥·d⊥`, `B = o⊥·d⊥`, `C = o⊥·o⊥ − r²`. The reduced discriminant
-//!    is `A·(r − l)(r + l)`, `l = |o⊥ − (B/A)·d⊥|` the distance from the axis to
-//!    the line, which does not cancel for far origins (Haines et al., *Ray
+//!    is `A·(r² − l²)`, `l = |o⊥ − (B/A)·d⊥|` the distance from the axis to
+//!    the line (squared, no square root needed), which does not cancel for far origins (Haines et al., *Ray
 //!    Tracing Gems* ch. 7). Roots `s0 <= s1` from [`quadratic_roots`].
 //! 2. The capsule lies inside that cylinder, so it is entered no earlier than
 //!    `s0`. If `|y(s0)| <= L` the entry is on the side, at `s0`. Otherwise the
@@ -20,7 +20,8 @@
 //!    missed so is the capsule. The exit is found the same way from `s1`.
 //!    (The same case split as Íñigo Quílez's capsule intersector, extended
 //!    to the exit so that rays from inside get their exit hit.)
-//! 3. Sphere roots use the sphere kernel with its stable discriminant.
+//! 3. Sphere roots use the same perpendicular-distance discriminant, with
+//!    `d·d` and its reciprocal computed once for both end spheres.
 //!
 //! Departures from the textbook form:
 //! * A line parallel to the axis (`A` zero or subnormal, so `B/A` would
@@ -34,7 +35,6 @@
 
 use crate::error::{finite_vec, or_panic, positive};
 use crate::numeric::quadratic_roots;
-use crate::shapes::sphere::ray_sphere;
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError, Span};
 use glam::Vec3;
@@ -123,8 +123,15 @@ impl Capsule {
             return None;
         }
         let o = ray.origin - self.mid;
+        // |d|² and its reciprocal are shared by both end spheres.
+        let dd = d.length_squared();
+        if !(dd.is_finite() && dd >= f32::MIN_POSITIVE) {
+            return None;
+        }
+        let inv_dd = 1.0 / dd;
+        let sphere = |c: Vec3| sphere_roots(o - c, d, r, dd, inv_dd);
         if len == 0.0 {
-            let (t0, t1) = ray_sphere(o, d, r)?;
+            let (t0, t1) = sphere(Vec3::ZERO)?;
             return finite(Crossing { t0, part0: Part::CapA, t1, part1: Part::CapA });
         }
         let (oy, dy) = (o.dot(u), d.dot(u));
@@ -139,14 +146,13 @@ impl Capsule {
             }
             let (c0, part0) = ends(-dy);
             let (c1, part1) = ends(dy);
-            let (t0, _) = ray_sphere(o - c0, d, r)?;
-            let (_, t1) = ray_sphere(o - c1, d, r)?;
+            let (t0, _) = sphere(c0)?;
+            let (_, t1) = sphere(c1)?;
             return finite(Crossing { t0, part0, t1, part1 });
         }
         let b = op.dot(dp);
         let c = op.length_squared() - r * r;
-        let l = (op - (b / a) * dp).length();
-        let disc = a * (r - l) * (r + l);
+        let disc = a * (r * r - (op - (b / a) * dp).length_squared());
         if !(disc >= 0.0) {
             return None;
         }
@@ -158,17 +164,17 @@ impl Capsule {
             (true, true) => (s0, Part::Side, s1, Part::Side),
             (true, false) => {
                 let (c1, part1) = ends(y1);
-                (s0, Part::Side, ray_sphere(o - c1, d, r)?.1, part1)
+                (s0, Part::Side, sphere(c1)?.1, part1)
             }
             (false, true) => {
                 let (c0, part0) = ends(y0);
-                (ray_sphere(o - c0, d, r)?.0, part0, s1, Part::Side)
+                (sphere(c0)?.0, part0, s1, Part::Side)
             }
             (false, false) => {
                 let (c0, part0) = ends(y0);
                 let (c1, part1) = ends(y1);
-                let (t0, t1a) = ray_sphere(o - c0, d, r)?;
-                let t1 = if part1 == part0 { t1a } else { ray_sphere(o - c1, d, r)?.1 };
+                let (t0, t1a) = sphere(c0)?;
+                let t1 = if part1 == part0 { t1a } else { sphere(c1)?.1 };
                 (t0, part0, t1, part1)
             }
         };
@@ -193,6 +199,22 @@ impl Capsule {
             }
         }
     }
+}
+
+/// Roots `t0 <= t1` of `|o + t·d|² = r²` (an end sphere, `o` relative to its
+/// centre) given `dd = d·d` and its reciprocal. Reduced discriminant
+/// `dd·(r² − |o⊥|²)`, `o⊥ = o − (o·d/dd)·d` the offset of the line from the
+/// centre: no cancellation for far origins (Haines et al.); `r² − |o⊥|²`
+/// itself has an absolute error of a few ulps of `r²`, as `(r − l)(r + l)`
+/// would, without a square root.
+#[inline]
+fn sphere_roots(o: Vec3, d: Vec3, r: f32, dd: f32, inv_dd: f32) -> Option<(f32, f32)> {
+    let b = o.dot(d);
+    let disc = dd * (r * r - (o - (b * inv_dd) * d).length_squared());
+    if !(disc >= 0.0) {
+        return None;
+    }
+    Some(quadratic_roots(dd, b, o.length_squared() - r * r, disc))
 }
 
 /// The crossing if both of its parameters are finite f32 values.

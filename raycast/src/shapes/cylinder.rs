@@ -10,10 +10,12 @@
 //!
 //! Side: `(o_x + t·d_x)² + (o_z + t·d_z)² = r²`, i.e. `a·t² + 2·b·t + c = 0`
 //! with `a = d_x² + d_z²`, `b = o_x·d_x + o_z·d_z`, `c = o_x² + o_z² − r²`.
-//! The reduced discriminant `b² − a·c` is computed as `a·(r − l)(r + l)`, `l`
+//! The reduced discriminant `b² − a·c` is computed as `a·(r² − l²)`, `l`
 //! the distance in the xz plane from the axis to the projected line
 //! (`|o_xz − (b/a)·d_xz|`), which does not cancel when the origin is far
-//! away (Haines et al., *Ray Tracing Gems* ch. 7, as for the sphere); roots
+//! away (Haines et al., *Ray Tracing Gems* ch. 7, as for the sphere; `r² − l²`
+//! has an absolute error of a few ulps of `r²` either way, so no square root
+//! of `l²` is taken); roots
 //! from [`quadratic_roots`]. Caps: `c0, c1 = (∓h − o_y)/d_y` by division.
 //!
 //! Departures from the textbook form:
@@ -110,8 +112,7 @@ fn ray_cylinder(o: Vec3, d: Vec3, r: f32, h: f32) -> Option<Crossing> {
         let c = o.x * o.x + o.z * o.z - r * r;
         let k = b / a;
         let (px, pz) = (o.x - k * d.x, o.z - k * d.z);
-        let l = (px * px + pz * pz).sqrt();
-        let disc = a * (r - l) * (r + l);
+        let disc = a * (r * r - (px * px + pz * pz));
         if !(disc >= 0.0) {
             return None;
         }

@@ -60,7 +60,7 @@ impl Sphere {
 /// Both roots `t0 <= t1` of the ray–sphere quadratic, or `None` if the line
 /// misses (also for NaN or a degenerate ray).
 #[inline]
-pub(super) fn ray_sphere(o: Vec3, d: Vec3, r: f32) -> Option<(f32, f32)> {
+fn ray_sphere(o: Vec3, d: Vec3, r: f32) -> Option<(f32, f32)> {
     let a = d.length_squared();
     let b = o.dot(d);
     let c = o.length_squared() - r * r;
