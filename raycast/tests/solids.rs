@@ -451,7 +451,6 @@ fn capsule_is_a_convex_solid() {
 }
 
 #[test]
-#[ignore = "cone/torus kernels land from branch shapes-b"]
 fn cone_is_a_convex_solid() {
     for (i, (r, h)) in [(1.0f32, 1.5f32), (2e-3, 1e-3), (300.0, 80.0)].into_iter().enumerate() {
         let sdf = sdf_cone(r as f64, h as f64);
@@ -463,7 +462,6 @@ fn cone_is_a_convex_solid() {
 }
 
 #[test]
-#[ignore = "cone/torus kernels land from branch shapes-b"]
 fn torus_is_a_closed_solid() {
     for (i, (major, minor)) in [(2.0f32, 0.5f32), (3e-3, 1e-3), (500.0, 200.0)].into_iter().enumerate() {
         let sdf = sdf_torus(major as f64, minor as f64);
