@@ -1,13 +1,51 @@
-//! Cuboid: derivation to be written with the kernel.
+//! Axis-aligned box centred at the origin with half extents `h`.
+//!
+//! Slab method (Kay & Kajiya 1986; pbrt-v4 `Bounds3::IntersectP`; Williams et
+//! al., "An Efficient and Robust Ray–Box Intersection Algorithm", JGT 2005).
+//! On axis `k` the line is inside the slab `−h_k ≤ o_k + t·d_k ≤ h_k` for
+//! `t` between `(−h_k − o_k)/d_k` and `(h_k − o_k)/d_k`; the line is inside
+//! the box from the largest near value (`t0`, whose axis is the entry face) to
+//! the smallest far value (`t1`, the exit face).
+//!
+//! Departures from the textbook form:
+//! * The slab ends are computed by division, `(±h − o)/d`, not by a
+//!   precomputed reciprocal: `0 · (1/d)` is `0 · ∞ = NaN` for a ray lying in a
+//!   face plane with a tiny or zero `d_k`, whereas `0 / d` is `0` (or NaN only
+//!   for `d_k == 0`, which is handled below), and one rounding is more accurate
+//!   than two.
+//! * An axis with `d_k == 0` is decided by the origin alone: inside the slab
+//!   (boundary included, so a ray along a face touches it) it does not limit
+//!   `t`, otherwise the ray misses. `(h − o)/0` is never used.
+//! * Each slab end carries two roundings (γ(2) relative error), so two equal
+//!   exact values, as at an edge or vertex crossing, may compare in the wrong
+//!   order. The test is `t0 <= t1·(1 + 2γ(3))` as in pbrt-v4 and
+//!   [`Aabb::clip`]; a ray through an edge or vertex is then never lost.
+//!   Accepted that way, `t1` is reported as `max(t0, t1)`, so `t0 <= t1` always.
+//! * The hit point is snapped onto the face (`p_k = ±h_k`) and clamped into the
+//!   face rectangle, removing the error `o + t·d` carries from a far origin.
 
-#![allow(unused_imports)]
-use crate::error::{finite_vec, or_panic, positive};
+use crate::error::{or_panic, positive};
+use crate::numeric::gamma;
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError, Span};
-use glam::Vec3;
+use glam::{BVec3A, Vec3, Vec3A};
 
 /// An axis-aligned box centred at the origin with the given half extents.
 /// Parts: the faces [`Part::PosX`] ... [`Part::NegZ`].
+///
+/// # Examples
+/// ```
+/// use raycast::{vec3, ConvexSolid, Interval, Part, Ray, RayCast, Cuboid};
+/// let b = Cuboid::try_new(vec3(1.0, 2.0, 3.0))?;
+/// let ray = Ray::new(vec3(-5.0, 0.5, 0.5), vec3(2.0, 0.0, 0.0));
+/// let hit = b.cast(&ray, Interval::FORWARD).unwrap();
+/// assert_eq!((hit.t, hit.part, hit.normal), (2.0, Part::NegX, vec3(-1.0, 0.0, 0.0)));
+/// let span = b.span(&ray).unwrap();
+/// assert_eq!((span.exit.t, span.exit.part), (3.0, Part::PosX));
+/// assert!(Cuboid::try_new(vec3(1.0, 0.0, 1.0)).is_err());
+/// # Ok::<(), raycast::ShapeError>(())
+/// ```
+/// See also [`Aabb::clip`] for the bare slab test without normals.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cuboid {
     half_extents: Vec3,
@@ -38,26 +76,256 @@ impl Cuboid {
     }
 }
 
+/// Relative widening of the exit parameter before it is compared with the
+/// entry one: each slab end has two roundings, see the module doc.
+const TOUCH_SLACK: f32 = 2.0 * gamma(3);
+
+/// Where the line crosses the box: entry `t0` on axis `axis0`, exit `t1` on
+/// axis `axis1` (`t0 <= t1`). The face sign follows from the sign of `dir`
+/// on that axis (entry through the face the ray points into).
+#[derive(Clone, Copy, Debug)]
+struct Crossing {
+    t0: f32,
+    axis0: usize,
+    t1: f32,
+    axis1: usize,
+}
+
+/// The slab kernel (see the module doc); `None` if the line misses, the ray
+/// is degenerate, or a crossing is not a finite f32.
+#[inline]
+fn ray_box(o: Vec3, d: Vec3, h: Vec3) -> Option<Crossing> {
+    let (o, d, h) = (Vec3A::from(o), Vec3A::from(d), Vec3A::from(h));
+    if !(o.is_finite() && d.is_finite()) || d == Vec3A::ZERO {
+        return None;
+    }
+    let t_lo = (-h - o) / d;
+    let t_hi = (h - o) / d;
+    let positive = d.cmpgt(Vec3A::ZERO);
+    let near = Vec3A::select(positive, t_lo, t_hi);
+    let far = Vec3A::select(positive, t_hi, t_lo);
+    // Axes with d == 0: no limit when the origin is in the slab, else empty.
+    let parallel = d.cmpeq(Vec3A::ZERO);
+    let inside = o.abs().cmple(h);
+    let free = parallel & inside;
+    let blocked = parallel & !inside;
+    let near = Vec3A::select(free, Vec3A::NEG_INFINITY, Vec3A::select(blocked, Vec3A::INFINITY, near));
+    let far = Vec3A::select(free, Vec3A::INFINITY, Vec3A::select(blocked, Vec3A::NEG_INFINITY, far));
+    let (t0, axis0) = arg_max(near);
+    let (t1, axis1) = arg_min(far);
+    if !(t0 <= t1 + t1.abs() * TOUCH_SLACK) || !t0.is_finite() || !t1.is_finite() {
+        return None;
+    }
+    Some(Crossing { t0, axis0, t1: t1.max(t0), axis1 })
+}
+
+/// Largest lane and its index (the first on ties: x, then y, then z).
+#[inline]
+fn arg_max(v: Vec3A) -> (f32, usize) {
+    let (mut m, mut i) = (v.x, 0);
+    if v.y > m {
+        (m, i) = (v.y, 1);
+    }
+    if v.z > m {
+        (m, i) = (v.z, 2);
+    }
+    (m, i)
+}
+
+/// Smallest lane and its index (the first on ties).
+#[inline]
+fn arg_min(v: Vec3A) -> (f32, usize) {
+    let (mut m, mut i) = (v.x, 0);
+    if v.y < m {
+        (m, i) = (v.y, 1);
+    }
+    if v.z < m {
+        (m, i) = (v.z, 2);
+    }
+    (m, i)
+}
+
+impl Cuboid {
+    /// The full hit at `t` on the face of `axis`; `entering` picks the face the
+    /// ray points into (`true`) or out of (`false`).
+    fn hit_at(&self, ray: &Ray, t: f32, axis: usize, entering: bool) -> Hit {
+        let positive = (ray.dir[axis] > 0.0) != entering;
+        let h = self.half_extents;
+        let mut p = ray.at(t).clamp(-h, h);
+        p[axis] = if positive { h[axis] } else { -h[axis] };
+        let mut n = Vec3::ZERO;
+        n[axis] = if positive { 1.0 } else { -1.0 };
+        Hit::with_point(ray, t, p, n, Part::axis_face(axis, positive))
+    }
+}
+
 impl RayCast for Cuboid {
-    fn cast(&self, _ray: &Ray, _range: Interval) -> Option<Hit> {
-        None // STUB: kernel not written yet
+    #[inline]
+    fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
+        let c = ray_box(ray.origin, ray.dir, self.half_extents)?;
+        if range.contains(c.t0) {
+            Some(self.hit_at(ray, c.t0, c.axis0, true))
+        } else if range.contains(c.t1) {
+            Some(self.hit_at(ray, c.t1, c.axis1, false))
+        } else {
+            None
+        }
     }
-    fn cast_all(&self, _ray: &Ray, _range: Interval) -> Vec<Hit> {
-        Vec::new() // STUB
+
+    #[inline]
+    fn hits(&self, ray: &Ray, range: Interval) -> bool {
+        ray_box(ray.origin, ray.dir, self.half_extents)
+            .is_some_and(|c| range.contains(c.t0) || range.contains(c.t1))
     }
+
+    fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {
+        let Some(c) = ray_box(ray.origin, ray.dir, self.half_extents) else {
+            return Vec::new();
+        };
+        let mut out = Vec::with_capacity(2);
+        if range.contains(c.t0) {
+            out.push(self.hit_at(ray, c.t0, c.axis0, true));
+        }
+        if c.t1 != c.t0 && range.contains(c.t1) {
+            out.push(self.hit_at(ray, c.t1, c.axis1, false));
+        }
+        out
+    }
+
     fn local_bounds(&self) -> Aabb {
         Aabb::from_half_extents(self.half_extents)
     }
 }
 
 impl Solid for Cuboid {
-    fn contains(&self, _p: Vec3) -> bool {
-        false // STUB
+    #[inline]
+    fn contains(&self, p: Vec3) -> bool {
+        let inside: BVec3A = Vec3A::from(p).abs().cmple(Vec3A::from(self.half_extents));
+        inside.all()
     }
 }
 
 impl ConvexSolid for Cuboid {
-    fn span(&self, _ray: &Ray) -> Option<Span> {
-        None // STUB
+    fn span(&self, ray: &Ray) -> Option<Span> {
+        let c = ray_box(ray.origin, ray.dir, self.half_extents)?;
+        Some(Span {
+            enter: self.hit_at(ray, c.t0, c.axis0, true),
+            exit: self.hit_at(ray, c.t1, c.axis1, false),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::vec3;
+
+    fn unit_box() -> Cuboid {
+        Cuboid::new(Vec3::ONE)
+    }
+
+    #[test]
+    fn every_face_from_outside_with_its_part_and_normal() {
+        let b = Cuboid::new(vec3(1.0, 2.0, 3.0));
+        for axis in 0..3 {
+            for sign in [1.0f32, -1.0] {
+                let mut o = Vec3::ZERO;
+                o[axis] = sign * 10.0;
+                let mut d = Vec3::ZERO;
+                d[axis] = -sign * 0.5;
+                let hit = b.cast(&Ray::new(o, d), Interval::FORWARD).unwrap();
+                let h = b.half_extents()[axis];
+                assert_eq!(hit.t, (10.0 - h) / 0.5);
+                assert_eq!(hit.part, Part::axis_face(axis, sign > 0.0));
+                assert_eq!(hit.normal[axis], sign);
+                assert_eq!(hit.point[axis], sign * h);
+                assert!(hit.front_face);
+            }
+        }
+    }
+
+    #[test]
+    fn from_inside_hits_the_exit_face_from_behind() {
+        let h =
+            unit_box().cast(&Ray::new(vec3(0.2, 0.3, 0.4), vec3(0.0, 0.0, -2.0)), Interval::FORWARD).unwrap();
+        assert_eq!((h.t, h.part, h.normal, h.front_face), (0.7, Part::NegZ, vec3(0.0, 0.0, -1.0), false));
+        assert_eq!(h.point, vec3(0.2, 0.3, -1.0));
+    }
+
+    #[test]
+    fn ray_lying_in_a_face_plane_touches_without_nan() {
+        // Along the y = 1 face: d.y == 0 and o.y == h.y, the 0/0 case.
+        let r = Ray::new(vec3(-3.0, 1.0, 0.5), vec3(1.0, 0.0, 0.0));
+        let h = unit_box().cast(&r, Interval::FORWARD).unwrap();
+        assert_eq!((h.t, h.part), (2.0, Part::NegX));
+        let s = unit_box().span(&r).unwrap();
+        assert_eq!((s.enter.t, s.exit.t, s.exit.part), (2.0, 4.0, Part::PosX));
+        // Just outside the face plane: a miss.
+        let r = Ray::new(vec3(-3.0, 1.0000001, 0.5), vec3(1.0, 0.0, 0.0));
+        assert!(unit_box().cast(&r, Interval::FORWARD).is_none());
+        // Along an edge (two zero components on the boundary).
+        let r = Ray::new(vec3(1.0, -1.0, -7.0), vec3(0.0, 0.0, 3.0));
+        let h = unit_box().cast(&r, Interval::FORWARD).unwrap();
+        assert_eq!((h.t, h.part), (2.0, Part::NegZ));
+        assert!(!h.point.is_nan() && !h.normal.is_nan());
+    }
+
+    #[test]
+    fn rays_through_an_edge_or_a_vertex_touch() {
+        // Through the edge x = 1, y = 1 only (tangent to the box there).
+        let r = Ray::new(vec3(3.0, -1.0, 0.0), vec3(-1.0, 1.0, 0.0));
+        let h = unit_box().cast(&r, Interval::FORWARD).unwrap();
+        assert_eq!(h.t, 2.0);
+        assert!(h.part == Part::PosX || h.part == Part::PosY);
+        assert_eq!(h.point, vec3(1.0, 1.0, 0.0));
+        // Through the vertex (1, 1, 1) only.
+        let r = Ray::new(vec3(3.0, -1.0, -1.0), vec3(-1.0, 1.0, 1.0));
+        let s = unit_box().span(&r).unwrap();
+        assert_eq!((s.enter.t, s.exit.t), (2.0, 2.0));
+        assert_eq!(unit_box().cast_all(&r, Interval::FORWARD).len(), 1);
+    }
+
+    #[test]
+    fn interval_ends_count_and_cast_all_is_sorted() {
+        let r = Ray::new(vec3(0.0, 0.0, -3.0), vec3(0.0, 0.0, 1.0));
+        assert!(unit_box().hits(&r, Interval::new(0.0, 2.0)));
+        assert!(!unit_box().hits(&r, Interval::new(0.0, 1.9)));
+        assert!(unit_box().hits(&r, Interval::new(4.0, 9.0)));
+        assert!(!unit_box().hits(&r, Interval::new(2.0, 1.0)));
+        let all = unit_box().cast_all(&r, Interval::FORWARD);
+        assert_eq!(
+            all.iter().map(|h| (h.t, h.part)).collect::<Vec<_>>(),
+            [(2.0, Part::NegZ), (4.0, Part::PosZ)]
+        );
+    }
+
+    #[test]
+    fn degenerate_rays_miss() {
+        for d in [Vec3::ZERO, Vec3::NAN, vec3(f32::INFINITY, 0.0, 0.0), vec3(1.0, f32::NAN, 0.0)] {
+            assert!(unit_box().cast(&Ray::new(vec3(-5.0, 0.0, 0.0), d), Interval::FORWARD).is_none());
+            assert!(unit_box().span(&Ray::new(vec3(-5.0, 0.0, 0.0), d)).is_none());
+        }
+        assert!(!unit_box().hits(&Ray::new(vec3(f32::NAN, 0.0, 0.0), Vec3::X), Interval::ALL));
+        // A subnormal direction component with the origin in that face plane: no 0·∞.
+        // Pointing inward it hits; pointing outward it has left the box (exactly) by t = 4.
+        let r = Ray::new(vec3(1.0, 0.0, -5.0), vec3(1e-45, 0.0, 1.0));
+        assert!(unit_box().cast(&r, Interval::FORWARD).is_none());
+        let r = Ray::new(vec3(1.0, 0.0, -5.0), vec3(-1e-45, 0.0, 1.0));
+        let h = unit_box().cast(&r, Interval::FORWARD).unwrap();
+        assert_eq!((h.t, h.part), (4.0, Part::NegZ));
+    }
+
+    #[test]
+    fn far_origin_point_is_on_the_face() {
+        let r = Ray::new(vec3(-1.0e4, 0.3, -0.2), vec3(1.0, 1.0e-5, 0.0));
+        let h = unit_box().cast(&r, Interval::FORWARD).unwrap();
+        assert_eq!((h.point.x, h.part), (-1.0, Part::NegX));
+        assert!((h.t - 9999.0).abs() <= 9999.0 * f32::EPSILON);
+    }
+
+    #[test]
+    fn contains_includes_the_boundary() {
+        assert!(unit_box().contains(vec3(1.0, -1.0, 0.0)));
+        assert!(!unit_box().contains(vec3(1.0, -1.0000001, 0.0)));
     }
 }
