@@ -26,6 +26,10 @@
 //! table gives median Mrays/s and the ratio raycast / parry.
 //!
 //! Run: `cd compare && cargo run --release --bin primitives`.
+//! Instruction counts (stable under load): `valgrind --tool=callgrind
+//! target/release/primitives --once`, then `callgrind_annotate --inclusive=yes`
+//! on the four `primitives::{ours,parry}_{cast,hits}` symbols, one shape at a
+//! time (`--shape NAME`).
 
 use glam::Vec3;
 use parry3d::query::RayCast as ParryRayCast;
@@ -65,7 +69,13 @@ struct Row {
 fn main() {
     let mut rows = Vec::new();
     let mut unmeasured = Vec::new();
+    // `--shape NAME`: measure that shape only.
+    let args: Vec<String> = std::env::args().collect();
+    let only = args.iter().position(|a| a == "--shape").and_then(|i| args.get(i + 1)).cloned();
     for prim in prims::all() {
+        if only.as_deref().is_some_and(|o| o != prim.name()) {
+            continue;
+        }
         let measured = match prim {
             Prim::Sphere(r) => run(prim, Sphere::new(r), ps::Ball::new(r), 2.0, &mut rows),
             Prim::Cuboid(h) => run(prim, Cuboid::new(h), ps::Cuboid::new(prims::pv(h)), 2.0, &mut rows),
@@ -186,33 +196,17 @@ fn run<S: RayCast, P: ParryRayCast>(
     let mut times = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
     let time = |f: &mut dyn FnMut()| {
         let t = Instant::now();
-        for _ in 0..PASSES {
+        for _ in 0..passes() {
             f();
         }
         t.elapsed().as_secs_f64()
     };
-    for _ in 0..=REPS {
+    for _ in 0..=reps() {
         let samples = [
-            time(&mut || {
-                for r in &rays {
-                    black_box(ours.cast(black_box(r), Interval::FORWARD));
-                }
-            }),
-            time(&mut || {
-                for r in &pray {
-                    black_box(parry.cast_ray_and_get_normal(&pose, black_box(r), f32::MAX, false));
-                }
-            }),
-            time(&mut || {
-                for r in &rays {
-                    black_box(ours.hits(black_box(r), Interval::FORWARD));
-                }
-            }),
-            time(&mut || {
-                for r in &pray {
-                    black_box(parry.intersects_ray(&pose, black_box(r), f32::MAX));
-                }
-            }),
+            time(&mut || ours_cast(&ours, &rays)),
+            time(&mut || parry_cast(&parry, &pose, &pray)),
+            time(&mut || ours_hits(&ours, &rays)),
+            time(&mut || parry_hits(&parry, &pose, &pray)),
         ];
         for (v, s) in times.iter_mut().zip(samples) {
             v.push(s);
@@ -221,12 +215,65 @@ fn run<S: RayCast, P: ParryRayCast>(
     let med: Vec<f64> = times
         .iter_mut()
         .map(|v| {
-            v.remove(0); // the first round warms caches and branch predictors
+            if v.len() > 1 {
+                v.remove(0); // the first round warms caches and branch predictors
+            }
             v.sort_by(f64::total_cmp);
-            mrays(N * PASSES, v[v.len() / 2])
+            mrays(N * passes(), v[v.len() / 2])
         })
         .collect();
     rows.push(Row { shape: name, op: "cast", ours: med[0], parry: med[1], target: cast_target });
     rows.push(Row { shape: name, op: "hits", ours: med[2], parry: med[3], target: 2.0 });
     true
+}
+
+/// `--once`: one pass, one round, for counting instructions under
+/// `valgrind --tool=callgrind` (a load-independent signal on a shared
+/// machine; the four loops below are separate symbols for that).
+fn once() -> bool {
+    std::env::args().any(|a| a == "--once")
+}
+
+fn reps() -> usize {
+    if once() {
+        0
+    } else {
+        REPS
+    }
+}
+
+fn passes() -> usize {
+    if once() {
+        1
+    } else {
+        PASSES
+    }
+}
+
+#[inline(never)]
+fn ours_cast<S: RayCast>(shape: &Transformed<S>, rays: &[Ray]) {
+    for r in rays {
+        black_box(shape.cast(black_box(r), Interval::FORWARD));
+    }
+}
+
+#[inline(never)]
+fn ours_hits<S: RayCast>(shape: &Transformed<S>, rays: &[Ray]) {
+    for r in rays {
+        black_box(shape.hits(black_box(r), Interval::FORWARD));
+    }
+}
+
+#[inline(never)]
+fn parry_cast<P: ParryRayCast>(shape: &P, pose: &parry3d::math::Pose, rays: &[parry3d::query::Ray]) {
+    for r in rays {
+        black_box(shape.cast_ray_and_get_normal(pose, black_box(r), f32::MAX, false));
+    }
+}
+
+#[inline(never)]
+fn parry_hits<P: ParryRayCast>(shape: &P, pose: &parry3d::math::Pose, rays: &[parry3d::query::Ray]) {
+    for r in rays {
+        black_box(shape.intersects_ray(pose, black_box(r), f32::MAX));
+    }
 }
