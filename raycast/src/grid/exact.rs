@@ -23,12 +23,31 @@ pub(crate) fn two_sum(a: f64, b: f64) -> (f64, f64) {
     (s, (a - av) + (b - bv))
 }
 
-/// `(p, e)` with `p = fl(a·b)` and `p + e = a·b` exactly (FMA; exact unless
-/// the product underflows, which the walk's magnitudes never reach).
+/// `(p, e)` with `p = fl(a·b)` and `p + e = a·b` exactly (exact unless the
+/// product underflows or overflows, which the walk's magnitudes — products
+/// of `f32`-range values — never reach). With hardware FMA the error is one
+/// `mul_add`; without it (a libm call, tens of ns) Dekker's TwoProduct with
+/// Veltkamp's split is used (Dekker 1971; Shewchuk 1997, §2.6).
 #[inline]
 pub(crate) fn two_prod(a: f64, b: f64) -> (f64, f64) {
     let p = a * b;
-    (p, a.mul_add(b, -p))
+    if cfg!(target_feature = "fma") {
+        (p, a.mul_add(b, -p))
+    } else {
+        let (ah, al) = split(a);
+        let (bh, bl) = split(b);
+        let err = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+        (p, err)
+    }
+}
+
+/// Veltkamp's split: `a = hi + lo` with both halves of at most 26 bits.
+#[inline]
+fn split(a: f64) -> (f64, f64) {
+    // 2^27 + 1; `c` cannot overflow for |a| < 2^996 (f32-range values are far below).
+    let c = 134_217_729.0 * a;
+    let hi = c - (c - a);
+    (hi, a - hi)
 }
 
 /// A sum of up to [`CAP`] exact `f64` terms whose sign is wanted.

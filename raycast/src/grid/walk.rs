@@ -23,14 +23,14 @@
 //! `origin_a` and `o_a` are `f32`; `n·size_a` has `|n| ≤ 2^29` and a 24-bit
 //! mantissa, so it fits 53 bits; `d` is an `f32` (a ray) or the exact
 //! difference `hi + lo` of two `f32` (a segment, [`two_sum`]); the products
-//! are split exactly by FMA. The sign of the sum of those ≤ 24 terms is found
+//! are split exactly (TwoProduct). The sign of the sum of those ≤ 24 terms is found
 //! exactly by expansion arithmetic ([`Terms`]). Quotients are never compared.
 //!
 //! That exact path is a *filter's* fallback, as in Shewchuk's adaptive
 //! predicates: each time is first computed in `f64` as
-//! `fma(n, size, fl(origin − o)) · fl(1/d)`, whose error is at most
+//! `(n·size + fl(origin − o)) · fl(1/d)` (`n·size` exact), whose error is at most
 //! `u·|origin − o|/|d|·(1 + 5u) + 4.0001·u·|T|` (`u = 2^-53`: one rounding
-//! each in the difference, the FMA, the reciprocal, the product, plus the
+//! each in the difference, the sum, the reciprocal, the product, plus the
 //! `lo` part of a segment's `d`). With `C = 2u·max_a |origin_a − o_a|/|d_a|`
 //! and `K = 8u` (twice those bounds), two times closer than
 //! `3·(C + K·|t|)` may be equal or in either order and go to the exact
@@ -124,6 +124,10 @@ pub struct GridWalk<const N: usize> {
     remaining: u32,
     supercover: bool,
     state: State,
+    /// Bit `a`: the direction is negative on axis `a`.
+    neg: u8,
+    /// `min(tn)`, kept up to date.
+    m: f64,
 }
 
 /// One step of a [`GridWalk`]: the cells entered at one `t`.
@@ -167,6 +171,8 @@ impl<const N: usize> GridWalk<N> {
             remaining: DEFAULT_MAX_STEPS,
             supercover,
             state: State::Done,
+            neg: 0,
+            m: f64::INFINITY,
         };
         let finite = o.iter().all(|x| x.is_finite()) && dh.iter().chain(&dl).all(|x| x.is_finite());
         if !finite || !range.min.is_finite() || range.is_empty() {
@@ -189,6 +195,8 @@ impl<const N: usize> GridWalk<N> {
         }
         // C = 2u·max|origin − o|/|d| (with one more rounding of slack); tolerance 3C.
         w.tol_c = 3.0 * (2.0 * U * c_over_d * (1.0 + 4.0 * U));
+        w.neg = w.neg_mask();
+        w.m = w.min_tn();
         let t_max = f64::from(range.max);
         w.t_end_fast = if t_max == f64::INFINITY { t_max } else { t_max - w.tol(t_max) };
         w.state = State::Start;
@@ -205,7 +213,8 @@ impl<const N: usize> GridWalk<N> {
     /// Approximate time of the next crossing on axis `a`.
     #[inline(always)]
     fn time(&self, a: usize) -> f64 {
-        self.nf[a].mul_add(self.size[a], self.c[a]) * self.inv[a]
+        // n·size is exact (|n| ≤ 2^29, 24-bit size): one rounding in the sum.
+        (self.nf[a] * self.size[a] + self.c[a]) * self.inv[a]
     }
 
     /// Tie-suspicion tolerance at time `m` (module docs: `3·(C + K·|m|)`).
@@ -279,14 +288,19 @@ impl<const N: usize> GridWalk<N> {
         neg
     }
 
+    #[inline(always)]
+    fn min_tn(&self) -> f64 {
+        let mut m = self.tn[0];
+        for a in 1..N {
+            m = m.min(self.tn[a]);
+        }
+        m
+    }
+
     /// Time the walk leaves the current cell (approximate), at most `t_max`.
     #[inline(always)]
     fn exit_time(&self, t: f32) -> f32 {
-        let mut m = f64::from(self.t_max);
-        for a in 0..N {
-            m = m.min(self.tn[a]);
-        }
-        (m as f32).max(t)
+        (self.m.min(f64::from(self.t_max)) as f32).max(t)
     }
 
     /// Finishes the walk.
@@ -309,48 +323,56 @@ impl<const N: usize> Iterator for GridWalk<N> {
             self.state = State::Walking;
             self.remaining -= 1;
             let t = self.t_min;
-            return Some(Step { t, t_exit: self.exit_time(t), cell: self.cell, axes: 0, neg: self.neg_mask() });
+            return Some(Step { t, t_exit: self.exit_time(t), cell: self.cell, axes: 0, neg: self.neg });
         }
         if self.remaining == 0 {
             return self.finish();
         }
-        let mut m = self.tn[0];
-        for a in 1..N {
-            m = m.min(self.tn[a]);
-        }
+        let m = self.m;
         if m == f64::INFINITY {
             return self.finish();
         }
-        let tol = self.tol(m);
-        let lim = m + tol;
+        let lim = m + self.tol(m);
         let mut candidates = 0u8;
         for a in 0..N {
             candidates |= u8::from(self.tn[a] <= lim) << a;
         }
-        let group = if candidates.is_power_of_two() && lim < self.t_end_fast {
-            candidates
-        } else {
-            match self.exact_group(candidates) {
-                Some(g) => g,
-                None => return self.finish(),
+        let t;
+        let axes;
+        if candidates.is_power_of_two() && lim < self.t_end_fast {
+            // Fast path: one axis, surely first and surely before t_max.
+            let a = candidates.trailing_zeros() as usize;
+            let next = self.cell[a] + self.step[a];
+            if !(-CELL_LIMIT..CELL_LIMIT).contains(&next) {
+                return self.finish();
             }
-        };
-        let axes = if self.supercover { group } else { group & group.wrapping_neg() };
-        let first = axes.trailing_zeros() as usize;
-        let t = (self.tn[first] as f32).clamp(self.t_min, self.t_max);
-        for a in 0..N {
-            if axes & (1 << a) != 0 {
-                let next = self.cell[a] + self.step[a];
-                if !(-CELL_LIMIT..CELL_LIMIT).contains(&next) {
-                    return self.finish();
+            t = (m as f32).clamp(self.t_min, self.t_max);
+            self.cell[a] = next;
+            self.nf[a] += f64::from(self.step[a]);
+            self.tn[a] = self.time(a);
+            axes = candidates;
+        } else {
+            let Some(group) = self.exact_group(candidates) else {
+                return self.finish();
+            };
+            axes = if self.supercover { group } else { group & group.wrapping_neg() };
+            let first = axes.trailing_zeros() as usize;
+            t = (self.tn[first] as f32).clamp(self.t_min, self.t_max);
+            for a in 0..N {
+                if axes & (1 << a) != 0 {
+                    let next = self.cell[a] + self.step[a];
+                    if !(-CELL_LIMIT..CELL_LIMIT).contains(&next) {
+                        return self.finish();
+                    }
+                    self.cell[a] = next;
+                    self.nf[a] += f64::from(self.step[a]);
+                    self.tn[a] = self.time(a);
                 }
-                self.cell[a] = next;
-                self.nf[a] += f64::from(self.step[a]);
-                self.tn[a] = self.time(a);
             }
         }
+        self.m = self.min_tn();
         self.remaining -= 1;
-        Some(Step { t, t_exit: self.exit_time(t), cell: self.cell, axes, neg: self.neg_mask() })
+        Some(Step { t, t_exit: self.exit_time(t), cell: self.cell, axes, neg: self.neg })
     }
 }
 
