@@ -28,7 +28,8 @@ fn rays(n: usize, len: f32, seed: u64) -> Vec<Ray> {
 fn walk_steps(c: &mut Criterion) {
     let grid = Grid::<3>::default();
     let rays = rays(64, 1000.0, 7);
-    let steps: usize = rays.iter().map(|r| GridWalk::<3>::new(&grid, r, Interval::SEGMENT, true).count()).sum();
+    let steps: usize =
+        rays.iter().map(|r| GridWalk::<3>::new(&grid, r, Interval::SEGMENT, true).count()).sum();
     let mut g = c.benchmark_group("grid/walk");
     g.throughput(Throughput::Elements(steps as u64));
     g.bench_function("3d_steps", |b| {
@@ -45,7 +46,9 @@ fn walk_steps(c: &mut Criterion) {
     let grid2 = Grid::<2>::default();
     let steps2: usize = rays
         .iter()
-        .map(|r| GridWalk::<2>::new(&grid2, r.origin.truncate(), r.dir.truncate(), Interval::SEGMENT, true).count())
+        .map(|r| {
+            GridWalk::<2>::new(&grid2, r.origin.truncate(), r.dir.truncate(), Interval::SEGMENT, true).count()
+        })
         .sum();
     g.throughput(Throughput::Elements(steps2 as u64));
     g.bench_function("2d_steps", |b| {
@@ -67,7 +70,8 @@ fn walk_steps(c: &mut Criterion) {
             let mut n = 0;
             for i in 0..16 {
                 let o = vec3(i as f32, 0.0, -(i as f32));
-                n += GridWalk::<3>::segment(&grid, black_box(o), o + vec3(1000.0, -1000.0, 1000.0), true).count();
+                n += GridWalk::<3>::segment(&grid, black_box(o), o + vec3(1000.0, -1000.0, 1000.0), true)
+                    .count();
             }
             n
         })

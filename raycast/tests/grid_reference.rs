@@ -48,7 +48,12 @@ impl Q {
 
 /// Reference steps of the segment `a → b` on a grid: each step's cells sorted,
 /// and its exact time as f64.
-fn reference<const N: usize>(size: [f32; N], origin: [f32; N], a: [f32; N], b: [f32; N]) -> Vec<(f64, Vec<[i32; N]>)> {
+fn reference<const N: usize>(
+    size: [f32; N],
+    origin: [f32; N],
+    a: [f32; N],
+    b: [f32; N],
+) -> Vec<(f64, Vec<[i32; N]>)> {
     let z = size.map(fix);
     let o = origin.map(fix);
     let p0 = a.map(fix);
@@ -170,7 +175,8 @@ fn seed_examples() {
     check3(Vec3::ONE, Vec3::ZERO, vec3(5.0, -2.0, 2.0), vec3(2.0, 3.0, -4.0));
     // The 3D seed by hand: a y crossing at t = 0, corners at 1/3, 2/3 and 1.
     let grid = Grid::<3>::default();
-    let steps: Vec<_> = GridWalk::<3>::segment(&grid, vec3(2.0, 3.0, -4.0), vec3(5.0, -2.0, 2.0), true).collect();
+    let steps: Vec<_> =
+        GridWalk::<3>::segment(&grid, vec3(2.0, 3.0, -4.0), vec3(5.0, -2.0, 2.0), true).collect();
     let lens: Vec<usize> = steps.iter().map(Step::len).collect();
     assert_eq!(lens, [1, 1, 1, 1, 3, 1, 1, 1, 3, 1, 1, 7]);
     assert_eq!(steps[1].t, 0.0);
@@ -189,7 +195,13 @@ fn fine(r: f32) -> impl Strategy<Value = f32> {
 }
 
 fn size_strategy() -> impl Strategy<Value = f32> {
-    prop_oneof![Just(1.0f32), Just(0.25), Just(0.5), Just(2.0), (0.25f32..3.0).prop_map(|s| (s * 1024.0).round() / 1024.0)]
+    prop_oneof![
+        Just(1.0f32),
+        Just(0.25),
+        Just(0.5),
+        Just(2.0),
+        (0.25f32..3.0).prop_map(|s| (s * 1024.0).round() / 1024.0)
+    ]
 }
 
 fn config(cases: u32, seed: u64) -> Config {
@@ -315,8 +327,9 @@ fn without_supercover_ties_step_in_axis_order() {
     );
     // Negative directions too: x first, then y.
     let g2 = Grid::<2>::default();
-    let cells: Vec<_> =
-        GridWalk::<2>::segment(&g2, vec2(1.5, 1.5), vec2(-0.5, 0.5), false).map(|s| s.cell().to_array()).collect();
+    let cells: Vec<_> = GridWalk::<2>::segment(&g2, vec2(1.5, 1.5), vec2(-0.5, 0.5), false)
+        .map(|s| s.cell().to_array())
+        .collect();
     assert_eq!(cells, [[1, 1], [0, 1], [0, 0], [-1, 0]]);
 }
 
@@ -328,19 +341,31 @@ fn degenerate_inputs_and_bounds() {
     assert_eq!((s.len(), s[0].cell().to_array()), (1, [1, 2, -3]));
     // Non-finite input: nothing.
     assert_eq!(GridWalk::<3>::segment(&grid, Vec3::NAN, Vec3::ONE, true).count(), 0);
-    assert_eq!(GridWalk::<3>::new(&grid, &Ray::new(Vec3::ZERO, Vec3::X), Interval::new(2.0, 1.0), true).count(), 0);
+    assert_eq!(
+        GridWalk::<3>::new(&grid, &Ray::new(Vec3::ZERO, Vec3::X), Interval::new(2.0, 1.0), true).count(),
+        0
+    );
     // An endless ray stops at max_steps (start step included).
-    let w = GridWalk::<3>::new(&grid, &Ray::new(Vec3::splat(0.5), vec3(1.0, 0.3, 0.0)), Interval::FORWARD, true);
+    let w =
+        GridWalk::<3>::new(&grid, &Ray::new(Vec3::splat(0.5), vec3(1.0, 0.3, 0.0)), Interval::FORWARD, true);
     assert_eq!(w.max_steps(50).count(), 50);
-    assert_eq!(GridWalk::<3>::new(&grid, &Ray::new(Vec3::ZERO, Vec3::X), Interval::FORWARD, true).count(), 100_000);
+    assert_eq!(
+        GridWalk::<3>::new(&grid, &Ray::new(Vec3::ZERO, Vec3::X), Interval::FORWARD, true).count(),
+        100_000
+    );
     // Zero direction: only the start cell, never a NaN.
-    let s: Vec<_> = GridWalk::<3>::new(&grid, &Ray::new(Vec3::splat(0.5), Vec3::ZERO), Interval::FORWARD, true).collect();
+    let s: Vec<_> =
+        GridWalk::<3>::new(&grid, &Ray::new(Vec3::splat(0.5), Vec3::ZERO), Interval::FORWARD, true).collect();
     assert_eq!(s.len(), 1);
     // Far beyond the cell limit: empty.
-    assert_eq!(GridWalk::<3>::new(&grid, &Ray::new(Vec3::splat(1e30), Vec3::X), Interval::FORWARD, true).count(), 0);
+    assert_eq!(
+        GridWalk::<3>::new(&grid, &Ray::new(Vec3::splat(1e30), Vec3::X), Interval::FORWARD, true).count(),
+        0
+    );
     // Line lying in a boundary plane: the cells on its positive side.
-    let cells: Vec<_> =
-        GridWalk::<3>::segment(&grid, vec3(0.5, 1.0, 0.5), vec3(2.5, 1.0, 0.5), true).map(|s| s.cell().y).collect();
+    let cells: Vec<_> = GridWalk::<3>::segment(&grid, vec3(0.5, 1.0, 0.5), vec3(2.5, 1.0, 0.5), true)
+        .map(|s| s.cell().y)
+        .collect();
     assert!(cells.iter().all(|&y| y == 1));
 }
 
@@ -349,7 +374,10 @@ fn design_example_and_faces() {
     let grid = Grid::<2>::default();
     let steps: Vec<_> = GridWalk::<2>::segment(&grid, vec2(-1.5, 0.5), vec2(2.5, 1.5), true).collect();
     let got: Vec<_> = steps.iter().map(|s| (s.t, s.cell().to_array())).collect();
-    assert_eq!(got, [(0.0, [-2, 0]), (0.125, [-1, 0]), (0.375, [0, 0]), (0.5, [0, 1]), (0.625, [1, 1]), (0.875, [2, 1])]);
+    assert_eq!(
+        got,
+        [(0.0, [-2, 0]), (0.125, [-1, 0]), (0.375, [0, 0]), (0.5, [0, 1]), (0.625, [1, 1]), (0.875, [2, 1])]
+    );
     use raycast::Part;
     let faces: Vec<_> = steps.iter().map(Step::face).collect();
     assert_eq!(faces[0], None);

@@ -34,11 +34,14 @@ fn check(cells: &[IVec3], size: Vec3, origin: Vec3, ray: Ray, range: Interval) {
     let grid = Grid::<3>::new(size, origin);
     let dense = VoxelVolume::from_cells(size, origin, cells.iter().copied()).unwrap();
     let chunked = ChunkedVoxels::from_cells(size, origin, cells.iter().copied()).unwrap();
-    let brute: Vec<(f64, IVec3)> = cells.iter().filter_map(|&c| slab(&grid, c, &ray, range).map(|t| (t, c))).collect();
+    let brute: Vec<(f64, IVec3)> =
+        cells.iter().filter_map(|&c| slab(&grid, c, &ray, range).map(|t| (t, c))).collect();
     let best = brute.iter().map(|b| b.0).fold(f64::INFINITY, f64::min);
-    let scale = 1.0 + f64::from(ray.origin.abs().max_element()) + best.abs() * f64::from(ray.dir.abs().max_element());
+    let scale =
+        1.0 + f64::from(ray.origin.abs().max_element()) + best.abs() * f64::from(ray.dir.abs().max_element());
     let tied: Vec<IVec3> = brute.iter().filter(|b| (b.0 - best).abs() <= 1e-9 * scale).map(|b| b.1).collect();
-    let pred = first_solid(GridWalk::<3>::new(&grid, &ray, range, true).max_steps(u32::MAX), |c| cells.contains(&c));
+    let pred =
+        first_solid(GridWalk::<3>::new(&grid, &ray, range, true).max_steps(u32::MAX), |c| cells.contains(&c));
     for (name, hit) in [("dense", dense.cast(&ray, range)), ("chunked", chunked.cast(&ray, range))] {
         let ctx = format!("{name}: {ray:?} {range:?} size {size} origin {origin}");
         match hit {
@@ -101,7 +104,10 @@ fn start_inside_and_faces() {
     assert_eq!((h.t, h.cell, h.part, h.front_face), (0.0, Some(ivec3(0, 0, 0)), Part::NegX, true));
     // From t_min past the first cell: the next one, through its −x face.
     let h = vol.cast(&Ray::new(vec3(0.5, 0.5, 0.5), vec3(1.0, 0.0, 0.0)), Interval::new(1.0, 10.0)).unwrap();
-    assert_eq!((h.t, h.cell, h.part, h.normal), (2.5, Some(ivec3(3, 0, 0)), Part::NegX, vec3(-1.0, 0.0, 0.0)));
+    assert_eq!(
+        (h.t, h.cell, h.part, h.normal),
+        (2.5, Some(ivec3(3, 0, 0)), Part::NegX, vec3(-1.0, 0.0, 0.0))
+    );
     // t_max exactly at the face counts; just before does not.
     let r = Ray::new(vec3(0.5, 0.5, 0.5), vec3(1.0, 0.0, 0.0));
     assert!(vol.hits(&r, Interval::new(0.75, 2.5)));
@@ -132,7 +138,10 @@ fn chunked_skips_far_empty_space_and_far_chunks() {
     let h = w.cast(&ray, Interval::FORWARD).unwrap();
     assert_eq!(h.cell, Some(target));
     // Same answer as the plain walk with a hash lookup per cell.
-    let p = first_solid(GridWalk::<3>::new(&grid, &ray, Interval::FORWARD, true).max_steps(u32::MAX), |c| w.get(c)).unwrap();
+    let p = first_solid(GridWalk::<3>::new(&grid, &ray, Interval::FORWARD, true).max_steps(u32::MAX), |c| {
+        w.get(c)
+    })
+    .unwrap();
     assert_eq!((p.cell, p.t), (target, h.t));
     // Exactly through the corner of two chunks, with a solid cell just past it.
     let mut w = ChunkedVoxels::new(Vec3::ONE, Vec3::ZERO);

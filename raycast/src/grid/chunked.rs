@@ -149,7 +149,8 @@ impl ChunkedVoxels {
         let (key, i) = split(cell);
         let (w, m) = (i >> 6, 1u64 << (i & 63));
         if solid {
-            let chunk = self.chunks.entry(key).or_insert_with(|| Box::new(Chunk { bits: [0; WORDS], count: 0 }));
+            let chunk =
+                self.chunks.entry(key).or_insert_with(|| Box::new(Chunk { bits: [0; WORDS], count: 0 }));
             if chunk.bits[w] & m == 0 {
                 chunk.bits[w] |= m;
                 chunk.count += 1;
@@ -202,7 +203,8 @@ impl ChunkedVoxels {
             }
             if cached.1.is_none() {
                 if let Some(t_r) = self.skip_to(ray, key, step.t) {
-                    walk = GridWalk::<3>::new(&self.grid, ray, Interval::new(t_r, range.max), true).max_steps(u32::MAX);
+                    walk = GridWalk::<3>::new(&self.grid, ray, Interval::new(t_r, range.max), true)
+                        .max_steps(u32::MAX);
                 }
             }
         }
@@ -232,7 +234,8 @@ impl ChunkedVoxels {
             cells_per_t += d.abs() / size;
         }
         let t0 = f64::from(t);
-        if !((t_exit - t0) * cells_per_t > SKIP_MIN_CELLS) {
+        let worth_it = (t_exit - t0) * cells_per_t > SKIP_MIN_CELLS; // false for NaN
+        if !worth_it {
             return None;
         }
         let bound = 8.0 * (f64::EPSILON / 2.0) * (t_exit.abs() + scale);

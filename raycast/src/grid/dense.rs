@@ -71,9 +71,7 @@ impl VoxelVolume {
         cells: impl IntoIterator<Item = IVec3>,
     ) -> Result<Self, ShapeError> {
         let cells: Vec<IVec3> = cells.into_iter().collect();
-        let (lo, hi) = cells
-            .iter()
-            .fold((IVec3::MAX, IVec3::MIN), |(lo, hi), &c| (lo.min(c), hi.max(c)));
+        let (lo, hi) = cells.iter().fold((IVec3::MAX, IVec3::MIN), |(lo, hi), &c| (lo.min(c), hi.max(c)));
         let (lo, dims) = if cells.is_empty() {
             (IVec3::ZERO, UVec3::ZERO)
         } else {
@@ -163,6 +161,39 @@ impl VoxelVolume {
     }
 }
 
+#[cfg(feature = "load")]
+impl VoxelVolume {
+    /// Every model of a MagicaVoxel `.vox` file as a volume of unit cells
+    /// from `origin`, cell `(x, y, z)` as in the file (MagicaVoxel is Z-up;
+    /// rotate with [`Transformed`](crate::Transformed) if your world is Y-up).
+    /// Model placement in the file's scene graph is not applied.
+    ///
+    /// # Errors
+    /// [`ShapeError`] on `path` if the file cannot be read or is not a `.vox` file.
+    pub fn load_vox(
+        path: impl AsRef<std::path::Path>,
+        cell_size: Vec3,
+        origin: Vec3,
+    ) -> Result<Vec<Self>, ShapeError> {
+        let path = path.as_ref();
+        let bytes =
+            std::fs::read(path).map_err(|e| ShapeError::new("path", format!("{}: {e}", path.display())))?;
+        let data = dot_vox::load_bytes(&bytes)
+            .map_err(|e| ShapeError::new("path", format!("{}: {e}", path.display())))?;
+        data.models
+            .iter()
+            .map(|m| {
+                let dims = UVec3::new(m.size.x, m.size.y, m.size.z);
+                let mut vol = Self::try_new(cell_size, origin, IVec3::ZERO, dims)?;
+                for v in &m.voxels {
+                    vol.set(IVec3::new(v.x.into(), v.y.into(), v.z.into()), true);
+                }
+                Ok(vol)
+            })
+            .collect()
+    }
+}
+
 impl RayCast for VoxelVolume {
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
         Some(self.cast_cell(ray, range)?.to_hit(&self.grid, ray))
@@ -184,5 +215,70 @@ impl RayCast for VoxelVolume {
         let lo = self.grid.cell_bounds(self.min_cell).min;
         let hi = self.grid.cell_bounds(self.min_cell + self.dims.as_ivec3() - 1).max;
         Aabb::new(lo, hi)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{ivec3, vec3};
+
+    #[test]
+    fn set_get_bounds_and_count() {
+        let mut v = VoxelVolume::try_new(Vec3::ONE, Vec3::ZERO, ivec3(-2, -2, -2), UVec3::splat(4)).unwrap();
+        assert!(v.set(ivec3(-2, 1, 0), true));
+        assert!(!v.set(ivec3(2, 0, 0), true));
+        assert!(v.get(ivec3(-2, 1, 0)) && !v.get(ivec3(-3, 1, 0)) && !v.get(ivec3(100, 0, 0)));
+        assert!(v.set(ivec3(-2, 1, 0), true));
+        assert_eq!(v.len(), 1);
+        v.set(ivec3(-2, 1, 0), false);
+        assert!(v.is_empty());
+        assert!(VoxelVolume::try_new(Vec3::ZERO, Vec3::ZERO, IVec3::ZERO, UVec3::ONE).is_err());
+        assert!(VoxelVolume::try_new(Vec3::ONE, Vec3::ZERO, IVec3::splat(CELL_LIMIT - 1), UVec3::splat(2))
+            .is_err());
+    }
+
+    #[test]
+    fn local_bounds_cover_the_cells() {
+        let v = VoxelVolume::from_cells(
+            vec3(0.5, 1.0, 2.0),
+            vec3(1.0, 0.0, 0.0),
+            [ivec3(0, 0, 0), ivec3(1, -1, 2)],
+        )
+        .unwrap();
+        let b = v.local_bounds();
+        assert_eq!((b.min, b.max), (vec3(1.0, -1.0, 0.0), vec3(2.0, 1.0, 6.0)));
+    }
+
+    #[cfg(feature = "load")]
+    #[test]
+    fn loads_a_magicavoxel_file() {
+        // A minimal .vox: MAIN { SIZE 4×3×2, XYZI with two voxels }.
+        let chunk = |id: &[u8; 4], content: &[u8], children: &[u8]| {
+            let mut c = id.to_vec();
+            c.extend((content.len() as u32).to_le_bytes());
+            c.extend((children.len() as u32).to_le_bytes());
+            c.extend(content);
+            c.extend(children);
+            c
+        };
+        let size: Vec<u8> = [4u32, 3, 2].iter().flat_map(|x| x.to_le_bytes()).collect();
+        let mut xyzi = 2u32.to_le_bytes().to_vec();
+        xyzi.extend([1, 2, 0, 7, 3, 0, 1, 9]);
+        let children = [chunk(b"SIZE", &size, &[]), chunk(b"XYZI", &xyzi, &[])].concat();
+        let mut bytes = b"VOX ".to_vec();
+        bytes.extend(150u32.to_le_bytes());
+        bytes.extend(chunk(b"MAIN", &[], &children));
+        let path = std::env::temp_dir().join(format!("raycast-test-{}.vox", std::process::id()));
+        std::fs::write(&path, &bytes).unwrap();
+        let vols = VoxelVolume::load_vox(&path, Vec3::ONE, Vec3::ZERO).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(vols.len(), 1);
+        let v = &vols[0];
+        assert_eq!((v.dims(), v.len()), (UVec3::new(4, 3, 2), 2));
+        assert!(v.get(ivec3(1, 2, 0)) && v.get(ivec3(3, 0, 1)));
+        let h = v.cast(&Ray::new(vec3(-1.0, 2.5, 0.5), Vec3::X), Interval::FORWARD).unwrap();
+        assert_eq!((h.t, h.cell), (2.0, Some(ivec3(1, 2, 0))));
+        assert!(VoxelVolume::load_vox("/nonexistent.vox", Vec3::ONE, Vec3::ZERO).is_err());
     }
 }

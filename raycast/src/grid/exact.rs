@@ -84,7 +84,7 @@ impl Terms {
     pub(crate) fn sign(&self) -> i32 {
         // Grow-Expansion with zero elimination: `e` stays non-overlapping and
         // sorted by increasing magnitude, so its last component decides.
-        let mut e = [0.0f64; CAP + 1];
+        let mut e = [0.0f64; CAP];
         let mut len = 0;
         for &b in &self.v[..self.n] {
             let mut q = b;

@@ -64,7 +64,8 @@ impl VoxelHit {
         let mut point = ray.at(self.t);
         if self.face.is_some() {
             let k = self.cell[axis] + i32::from(positive);
-            point[axis] = (f64::from(grid.origin[axis]) + f64::from(k) * f64::from(grid.cell_size[axis])) as f32;
+            point[axis] =
+                (f64::from(grid.origin[axis]) + f64::from(k) * f64::from(grid.cell_size[axis])) as f32;
         }
         let mut hit = Hit::with_point(ray, self.t, point, normal, face);
         hit.cell = Some(self.cell);
@@ -111,7 +112,13 @@ fn inside_face(grid: &Grid<3>, ray: &Ray, cell: IVec3) -> Part {
 /// few ulps, far less than the one-cell margin, so the walk starts in a cell
 /// outside the box (never solid) and enters the box through its exact tie
 /// logic; when the ray starts inside, the walk starts exactly at `t_min`.
-pub(crate) fn clip_cells(grid: &Grid<3>, ray: &Ray, range: Interval, lo_cell: IVec3, hi_cell: IVec3) -> Option<Interval> {
+pub(crate) fn clip_cells(
+    grid: &Grid<3>,
+    ray: &Ray,
+    range: Interval,
+    lo_cell: IVec3,
+    hi_cell: IVec3,
+) -> Option<Interval> {
     if !ray.is_valid() || range.is_empty() {
         return None;
     }
@@ -133,7 +140,8 @@ pub(crate) fn clip_cells(grid: &Grid<3>, ray: &Ray, range: Interval, lo_cell: IV
         t0 = t0.max((n - o[a]) / d[a]);
         t1 = t1.min((f - o[a]) / d[a]);
     }
-    if !(t0 <= t1) {
+    let overlaps = t0 <= t1; // false for NaN
+    if !overlaps {
         return None;
     }
     let start = if t0 == f64::from(range.min) { range.min } else { round_down(t0) };

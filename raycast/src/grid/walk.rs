@@ -151,7 +151,14 @@ pub struct Step<const N: usize> {
 impl<const N: usize> GridWalk<N> {
     /// The walk of `o + t·(dh + dl)` over `range`; `dh + dl` is the exact
     /// direction (`dl = 0` for a ray, the rounding of `b − a` for a segment).
-    fn build(grid: &Grid<N>, o: [f32; N], dh: [f64; N], dl: [f64; N], range: Interval, supercover: bool) -> Self {
+    fn build(
+        grid: &Grid<N>,
+        o: [f32; N],
+        dh: [f64; N],
+        dl: [f64; N],
+        range: Interval,
+        supercover: bool,
+    ) -> Self {
         let mut w = Self {
             cell: [0; N],
             step: [0; N],
@@ -384,10 +391,19 @@ pub(crate) fn start_cell(origin: f64, size: f64, o: f64, dh: f64, dl: f64, t0: f
     let t0 = f64::from(t0);
     let x = ((o + t0 * dh) - origin) / size;
     let limit = f64::from(CELL_LIMIT);
-    if !(x.abs() <= limit + 2.0) {
+    let in_range = x.abs() <= limit + 2.0; // false for NaN
+    if !in_range {
         return None;
     }
     let mut n = x.floor() as i64;
+    // Filter: x carries at most 4 roundings of |o| + |t0·dh| + |origin| (plus
+    // the ignored t0·dl); with twice that margin from the nearest integer the
+    // floor is exact and the planes need no exact test.
+    let err = 8.0 * U * (o.abs() + (t0 * dh).abs() + origin.abs()) / size + 2.0 * (t0 * dl).abs() / size;
+    let frac = x - x.floor();
+    if frac > err && 1.0 - frac > err && (-i64::from(CELL_LIMIT)..i64::from(CELL_LIMIT)).contains(&n) {
+        return Some(n as i32);
+    }
     // sign(origin + k·size − o − t0·d): is plane k after the point?
     let plane_vs_point = |k: i64| {
         let mut terms = Terms::new();
@@ -421,7 +437,14 @@ fn exact_diff<const N: usize>(a: [f32; N], b: [f32; N]) -> ([f64; N], [f64; N]) 
 impl GridWalk<3> {
     /// The walk of `ray` over `range` through a 3D grid.
     pub fn new(grid: &Grid<3>, ray: &Ray, range: Interval, supercover: bool) -> Self {
-        Self::build(grid, ray.origin.to_array(), ray.dir.to_array().map(f64::from), [0.0; 3], range, supercover)
+        Self::build(
+            grid,
+            ray.origin.to_array(),
+            ray.dir.to_array().map(f64::from),
+            [0.0; 3],
+            range,
+            supercover,
+        )
     }
 
     /// The walk of the segment `from → to` (`t ∈ [0, 1]`); the direction
@@ -585,5 +608,53 @@ impl Step<2> {
     #[inline]
     pub fn cells(&self) -> impl ExactSizeIterator<Item = IVec2> {
         self.entries().map(|(c, _)| IVec2::from_array(c))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{vec2, vec3};
+
+    #[test]
+    fn start_cell_is_exact_on_and_near_planes() {
+        // 0.1 is not representable: the plane 3·0.1f32 lies slightly off 0.3f32.
+        let s = f64::from(0.1f32);
+        let p = f64::from(0.3f32);
+        let n = start_cell(0.0, s, p, 0.0, 0.0, 0.0).unwrap();
+        let exact_n = if 3.0 * s <= p { 3 } else { 2 };
+        assert_eq!(n, exact_n);
+        // On a plane: the cell above. Just below: the cell below.
+        assert_eq!(start_cell(0.0, 1.0, 5.0, 0.0, 0.0, 0.0), Some(5));
+        assert_eq!(start_cell(0.0, 1.0, f64::from(crate::numeric::next_down(5.0)), 0.0, 0.0, 0.0), Some(4));
+        assert_eq!(start_cell(0.0, 1.0, 1e30, 0.0, 0.0, 0.0), None);
+    }
+
+    #[test]
+    fn corner_groups_have_3_and_7_cells_and_faces() {
+        let g3 = Grid::<3>::default();
+        let steps: Vec<_> =
+            GridWalk::<3>::segment(&g3, vec3(0.5, 0.5, 0.5), vec3(1.5, 1.5, 1.5), true).collect();
+        assert_eq!(steps[1].len(), 7);
+        assert_eq!(steps[1].entries().len(), 7);
+        assert_eq!(steps[1].cell(), glam::IVec3::ONE);
+        // Every side cell is entered through the face of an axis it moved on.
+        for (c, f) in steps[1].entries() {
+            let f = f.unwrap();
+            let axis = [Part::NegX, Part::NegY, Part::NegZ].iter().position(|p| *p == f).unwrap();
+            assert_eq!(c[axis], 1);
+        }
+        let g2 = Grid::<2>::default();
+        let steps: Vec<_> = GridWalk::<2>::segment(&g2, vec2(1.5, 1.5), vec2(0.5, 0.5), true).collect();
+        assert_eq!((steps.len(), steps[1].len(), steps[1].face()), (2, 3, Some(Part::PosX)));
+    }
+
+    #[test]
+    fn t_exit_is_the_next_crossing_or_t_max() {
+        let g = Grid::<3>::default();
+        let ray = Ray::new(vec3(0.5, 0.5, 0.5), vec3(2.0, 0.0, 0.0));
+        let steps: Vec<_> = GridWalk::<3>::new(&g, &ray, Interval::new(0.0, 1.0), true).collect();
+        let spans: Vec<_> = steps.iter().map(|s| (s.t, s.t_exit)).collect();
+        assert_eq!(spans, [(0.0, 0.25), (0.25, 0.75), (0.75, 1.0)]);
     }
 }
