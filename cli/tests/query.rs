@@ -114,3 +114,40 @@ fn scene_objects_carry_ids_and_respect_masks() {
     assert_eq!(out[1]["hit"]["object"], 9);
     assert_eq!(out[1]["hit"]["t"], 9.0);
 }
+
+#[test]
+fn traverse_walks_2d_and_3d_grids_with_corner_groups() {
+    let (out, code) = query(
+        r#"{"id": 1, "op": "traverse", "grid": {"dims": 2, "cell_size": [1,1], "origin": [0,0]}, "from": [-1.5, 0.5], "to": [2.5, 1.5], "supercover": true}
+{"id": 2, "op": "traverse", "grid": {"dims": 3}, "from": [0.5, 0.5, 0.5], "to": [2.5, 2.5, 2.5]}
+{"id": 3, "op": "traverse", "grid": {"dims": 2}, "ray": {"origin": [0.5, 0.5], "dir": [1, 0]}, "t_max": 2.0}
+{"id": 4, "op": "traverse", "grid": {"dims": 4}, "from": [0, 0], "to": [1, 1]}"#,
+    );
+    assert_eq!(code, 1);
+    let steps = out[0]["steps"].as_array().unwrap();
+    assert_eq!(steps[0]["t"], 0.0);
+    assert_eq!(steps[0]["cells"], serde_json::json!([[-2, 0]]));
+    assert_eq!(steps[1]["t"], 0.125);
+    assert_eq!(steps[1]["cells"], serde_json::json!([[-1, 0]]));
+    // The 3D diagonal passes through lattice corners: 7 cells at each.
+    let sizes: Vec<usize> =
+        out[1]["steps"].as_array().unwrap().iter().map(|s| s["cells"].as_array().unwrap().len()).collect();
+    assert_eq!(sizes, [1, 7, 7]);
+    let cells: Vec<&Value> = out[2]["steps"].as_array().unwrap().iter().map(|s| &s["cells"][0]).collect();
+    assert_eq!(cells, [&serde_json::json!([0, 0]), &serde_json::json!([1, 0]), &serde_json::json!([2, 0])]);
+    assert!(out[3]["error"].as_str().unwrap().contains("grid.dims"));
+}
+
+#[test]
+fn voxels_report_cell_and_face() {
+    let (out, code) = query(
+        r#"{"shape": {"type": "voxels", "cell_size": [1,1,1], "origin": [0,0,0], "cells": [[2,0,0],[5,0,0]]}, "ray": {"origin": [0.5,0.5,0.5], "dir": [1,0,0]}}
+{"shape": {"type": "voxels", "cell_size": 2.0, "cells": [[0,0,0]]}, "ray": {"origin": [1,1,-3], "dir": [0,0,2]}}"#,
+    );
+    assert_eq!(code, 0);
+    assert_eq!(out[0]["hit"]["t"], 1.5);
+    assert_eq!(out[0]["hit"]["cell"], serde_json::json!([2, 0, 0]));
+    assert_eq!(out[0]["hit"]["part"], "-x");
+    assert_eq!(out[1]["hit"]["t"], 1.5);
+    assert_eq!(out[1]["hit"]["normal"], serde_json::json!([0.0, 0.0, -1.0]));
+}

@@ -33,6 +33,7 @@
 
 mod aabb;
 mod error;
+pub mod grid;
 mod hit;
 pub mod mesh;
 pub mod numeric;
@@ -41,6 +42,7 @@ pub mod shapes;
 
 pub use aabb::Aabb;
 pub use error::ShapeError;
+pub use grid::{ChunkedVoxels, Grid, GridWalk, Step, VoxelVolume};
 pub use hit::{Hit, Part, Span};
 pub use mesh::TriMesh;
 pub use ray::{Interval, Ray};

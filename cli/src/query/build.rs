@@ -1,10 +1,10 @@
 //! From the wire format to library values, validating as we go. Every error
 //! names the field it is about (`shape.radius`, `objects[3].transform.scale`).
 
-use super::wire::{Scale, WireObject, WireRay, WireShape, WireTransform};
+use super::wire::{CellSize, Scale, WireObject, WireRay, WireShape, WireTransform};
 use raycast::{
-    affine_from_trs, Affine3A, Capsule, Cone, Cuboid, Cylinder, Plane, Quat, Ray, Shape, ShapeError, Sphere,
-    Torus, Transformed, TriMesh, Triangle, Vec3,
+    affine_from_trs, Affine3A, Capsule, ChunkedVoxels, Cone, Cuboid, Cylinder, IVec3, Plane, Quat, Ray,
+    Shape, ShapeError, Sphere, Torus, Transformed, TriMesh, Triangle, Vec3, VoxelVolume,
 };
 use std::sync::Arc;
 
@@ -20,8 +20,19 @@ pub fn v3(a: [f32; 3]) -> Vec3 {
     Vec3::from_array(a)
 }
 
-pub fn ray(r: &WireRay) -> Ray {
-    Ray::new(v3(r.origin), v3(r.dir))
+/// `n` numbers from `v`, or an error naming `field`.
+pub fn exactly(v: &[f32], n: usize, field: &str) -> Result<Vec<f32>, String> {
+    if v.len() == n {
+        Ok(v.to_vec())
+    } else {
+        Err(format!("{field} must have {n} numbers, got {}", v.len()))
+    }
+}
+
+pub fn ray(r: &WireRay) -> Result<Ray, String> {
+    let o = exactly(&r.origin, 3, "ray.origin")?;
+    let d = exactly(&r.dir, 3, "ray.dir")?;
+    Ok(Ray::new(Vec3::new(o[0], o[1], o[2]), Vec3::new(d[0], d[1], d[2])))
 }
 
 /// Builds a library shape; errors are prefixed with `prefix` (e.g. `shape`).
@@ -45,8 +56,40 @@ pub fn shape(s: WireShape, prefix: &str) -> Result<Shape, String> {
         WireShape::Mesh { vertices, triangles, path } => {
             Shape::Mesh(Arc::new(mesh(vertices, triangles, path, prefix)?))
         }
-        WireShape::Voxels { .. } => return Err(format!("{prefix}.type voxels is not supported yet")),
+        WireShape::Voxels { cell_size, origin, cells } => voxels(cell_size, origin, cells, prefix)?,
     })
+}
+
+/// A volume from a cell list: dense over the cells' bounding box when that is
+/// small (fast, no hashing), a chunked world when the cells are far apart.
+fn voxels(
+    cell_size: CellSize,
+    origin: Option<[f32; 3]>,
+    cells: Vec<[i32; 3]>,
+    prefix: &str,
+) -> Result<Shape, String> {
+    const DENSE_LIMIT: i64 = 1 << 24;
+    let size = cell_size_vec(&cell_size, 3, &format!("{prefix}.cell_size"))?;
+    let size = Vec3::new(size[0], size[1], size[2]);
+    let origin = origin.map_or(Vec3::ZERO, v3);
+    let cells: Vec<IVec3> = cells.into_iter().map(IVec3::from_array).collect();
+    let (lo, hi) = cells.iter().fold((IVec3::MAX, IVec3::MIN), |(lo, hi), &c| (lo.min(c), hi.max(c)));
+    let extent = (hi.as_i64vec3() - lo.as_i64vec3() + 1).max(glam::I64Vec3::ZERO);
+    let err = |e: ShapeError| e.within(prefix).to_string();
+    Ok(if extent.element_product() <= DENSE_LIMIT {
+        VoxelVolume::from_cells(size, origin, cells).map_err(err)?.into()
+    } else {
+        ChunkedVoxels::from_cells(size, origin, cells).map_err(err)?.into()
+    })
+}
+
+/// `cell_size` as `dims` numbers: one number for every axis, or one per axis.
+pub fn cell_size_vec(c: &CellSize, dims: usize, field: &str) -> Result<Vec<f32>, String> {
+    match c {
+        CellSize::Uniform(s) => Ok(vec![*s; dims]),
+        CellSize::PerAxis(v) if v.len() == dims => Ok(v.clone()),
+        CellSize::PerAxis(v) => Err(format!("{field} must have {dims} numbers, got {}", v.len())),
+    }
 }
 
 fn mesh(

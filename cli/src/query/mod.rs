@@ -6,6 +6,7 @@
 
 mod answer;
 mod build;
+mod traverse;
 mod wire;
 
 use serde_json::{json, Map, Value};
@@ -77,9 +78,17 @@ fn range(q: &Query) -> Interval {
 fn answer(q: Query) -> Result<Value, String> {
     let op = q.op.unwrap_or(Op::Cast);
     if op == Op::Traverse {
-        return Err("op traverse is not supported yet".into());
+        return traverse::answer(&q);
     }
-    let ray = build::ray(q.ray.as_ref().ok_or("missing field `ray`")?);
+    if q.grid.is_some()
+        || q.from.is_some()
+        || q.to.is_some()
+        || q.supercover.is_some()
+        || q.max_steps.is_some()
+    {
+        return Err("`grid`, `from`, `to`, `supercover` and `max_steps` go with op traverse".into());
+    }
+    let ray = build::ray(q.ray.as_ref().ok_or("missing field `ray`")?)?;
     let range = range(&q);
     match (q.shape, q.objects) {
         (Some(_), Some(_)) => Err("give either `shape` or `objects`, not both".into()),

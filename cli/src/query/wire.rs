@@ -3,9 +3,6 @@
 //! Every struct refuses unknown fields and (through serde's derive) duplicate
 //! keys, so a typo is an error instead of being silently ignored.
 
-// The grid and voxel fields are read once the grid module is wired in.
-#![allow(dead_code)]
-
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -66,8 +63,9 @@ pub enum Op {
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct WireRay {
-    pub origin: [f32; 3],
-    pub dir: [f32; 3],
+    /// 3 numbers (2 for a 2D grid walk); checked where it is used.
+    pub origin: Vec<f32>,
+    pub dir: Vec<f32>,
 }
 
 /// A number (uniform) or a 3-array.

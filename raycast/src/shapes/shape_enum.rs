@@ -1,6 +1,7 @@
 //! [`Shape`]: one type for any shape, so mixed shapes can be stored together
 //! and queried without boxing or dynamic dispatch.
 
+use crate::grid::{ChunkedVoxels, VoxelVolume};
 use crate::mesh::TriMesh;
 use crate::shapes::{Capsule, Cone, ConvexSolid, Cuboid, Cylinder, Plane, RayCast, Sphere, Torus, Triangle};
 use crate::{Aabb, Hit, Interval, Ray, Span};
@@ -37,6 +38,10 @@ pub enum Shape {
     Torus(Torus),
     /// A shared [`TriMesh`].
     Mesh(Arc<TriMesh>),
+    /// A shared dense [`VoxelVolume`].
+    Voxels(Arc<VoxelVolume>),
+    /// A shared sparse, chunked voxel world ([`ChunkedVoxels`]).
+    VoxelWorld(Arc<ChunkedVoxels>),
 }
 
 macro_rules! each_shape {
@@ -51,6 +56,8 @@ macro_rules! each_shape {
             Shape::Plane($s) => $body,
             Shape::Torus($s) => $body,
             Shape::Mesh($s) => $body,
+            Shape::Voxels($s) => $body,
+            Shape::VoxelWorld($s) => $body,
         }
     };
 }
@@ -80,7 +87,7 @@ impl Shape {
 }
 
 // `each_shape!` is a match with one arm per variant: it keeps the delegation
-// below to one line per query instead of nine identical arms each.
+// below to one line per query instead of eleven identical arms each.
 impl RayCast for Shape {
     #[inline]
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
@@ -118,5 +125,17 @@ impl From<Arc<TriMesh>> for Shape {
 impl From<TriMesh> for Shape {
     fn from(m: TriMesh) -> Self {
         Shape::Mesh(Arc::new(m))
+    }
+}
+
+impl From<VoxelVolume> for Shape {
+    fn from(v: VoxelVolume) -> Self {
+        Shape::Voxels(Arc::new(v))
+    }
+}
+
+impl From<ChunkedVoxels> for Shape {
+    fn from(v: ChunkedVoxels) -> Self {
+        Shape::VoxelWorld(Arc::new(v))
     }
 }

@@ -1,0 +1,284 @@
+//! [`VoxelVolume`]: a dense bit grid of solid cells placed on a [`Grid`].
+//!
+//! A ray is clipped to the volume's cells (grown by one cell, so rounding in
+//! the clip never skips a cell: see `clip_cells`), then walked with the exact
+//! supercover walk; each step tests its cells' bits. The answer follows
+//! [`first_solid`](super::first_solid): the first solid cell, where and
+//! through which face the ray enters it.
+
+use super::voxels::{clip_cells, VoxelHit};
+use super::walk::{GridWalk, CELL_LIMIT};
+use super::Grid;
+use crate::shapes::RayCast;
+use crate::{Aabb, Hit, Interval, Ray, ShapeError};
+use glam::{IVec3, UVec3, Vec3};
+
+/// A dense volume of `dims` cells starting at cell `min_cell` of a [`Grid`];
+/// each cell is solid or empty (one bit).
+///
+/// [`RayCast::cast`] answers the first solid cell with [`Hit::cell`] set, the
+/// face's part (`+x` … `-z`) and outward normal; a ray starting inside a
+/// solid cell hits it at `t_min` (see [`VoxelHit`] for the face then).
+/// [`RayCast::cast_all`] returns that first hit only (DESIGN defines no list
+/// of crossings for voxels).
+///
+/// # Examples
+/// ```
+/// use raycast::grid::VoxelVolume;
+/// use raycast::{vec3, IVec3, Interval, Part, Ray, RayCast};
+/// let vol = VoxelVolume::from_cells(vec3(1.0, 1.0, 1.0), vec3(0.0, 0.0, 0.0), [IVec3::new(2, 0, 0)])?;
+/// let hit = vol.cast(&Ray::new(vec3(0.5, 0.5, 0.5), vec3(1.0, 0.0, 0.0)), Interval::FORWARD).unwrap();
+/// assert_eq!((hit.t, hit.part, hit.cell), (1.5, Part::NegX, Some(IVec3::new(2, 0, 0))));
+/// assert_eq!(hit.point, vec3(2.0, 0.5, 0.5));
+/// # Ok::<(), raycast::ShapeError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct VoxelVolume {
+    grid: Grid<3>,
+    min_cell: IVec3,
+    dims: UVec3,
+    bits: Vec<u64>,
+    count: usize,
+}
+
+impl VoxelVolume {
+    /// An empty volume of `dims` cells from `min_cell` on the grid (`cell_size`, `origin`).
+    ///
+    /// # Errors
+    /// [`ShapeError`] for a bad `cell_size` or `origin` (see [`Grid::try_new`]),
+    /// or `dims` whose cells reach beyond [`CELL_LIMIT`].
+    pub fn try_new(cell_size: Vec3, origin: Vec3, min_cell: IVec3, dims: UVec3) -> Result<Self, ShapeError> {
+        let grid = Grid::<3>::try_new(cell_size, origin)?;
+        let lo = min_cell.as_i64vec3();
+        let hi = lo + dims.as_i64vec3();
+        let limit = i64::from(CELL_LIMIT);
+        if lo.min_element() < -limit || hi.max_element() > limit {
+            return Err(ShapeError::new("cells", format!("must lie within ±2^29, got {min_cell} + {dims}")));
+        }
+        let n = dims.as_u64vec3().element_product();
+        let words = usize::try_from(n.div_ceil(64))
+            .map_err(|_| ShapeError::new("dims", format!("too large, got {dims}")))?;
+        Ok(Self { grid, min_cell, dims, bits: vec![0; words], count: 0 })
+    }
+
+    /// The smallest volume holding `cells`, with those cells solid.
+    ///
+    /// # Errors
+    /// As [`VoxelVolume::try_new`].
+    pub fn from_cells(
+        cell_size: Vec3,
+        origin: Vec3,
+        cells: impl IntoIterator<Item = IVec3>,
+    ) -> Result<Self, ShapeError> {
+        let cells: Vec<IVec3> = cells.into_iter().collect();
+        let (lo, hi) = cells.iter().fold((IVec3::MAX, IVec3::MIN), |(lo, hi), &c| (lo.min(c), hi.max(c)));
+        let (lo, dims) = if cells.is_empty() {
+            (IVec3::ZERO, UVec3::ZERO)
+        } else {
+            (lo, (hi.as_i64vec3() - lo.as_i64vec3() + 1).as_uvec3())
+        };
+        let mut vol = Self::try_new(cell_size, origin, lo, dims)?;
+        for c in cells {
+            vol.set(c, true);
+        }
+        Ok(vol)
+    }
+
+    /// The grid the cells live on.
+    pub fn grid(&self) -> &Grid<3> {
+        &self.grid
+    }
+
+    /// The lowest cell of the volume.
+    pub fn min_cell(&self) -> IVec3 {
+        self.min_cell
+    }
+
+    /// Number of cells per axis.
+    pub fn dims(&self) -> UVec3 {
+        self.dims
+    }
+
+    /// Number of solid cells.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// True when no cell is solid.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Bit index of `cell`, `None` outside the volume.
+    #[inline(always)]
+    fn index(&self, cell: IVec3) -> Option<usize> {
+        let r = (cell - self.min_cell).as_uvec3();
+        // Negative offsets wrap to huge values and fail the bound too.
+        if r.x < self.dims.x && r.y < self.dims.y && r.z < self.dims.z && cell.cmpge(self.min_cell).all() {
+            Some(r.x as usize + self.dims.x as usize * (r.y as usize + self.dims.y as usize * r.z as usize))
+        } else {
+            None
+        }
+    }
+
+    /// Whether `cell` is solid (false outside the volume).
+    #[inline]
+    pub fn get(&self, cell: IVec3) -> bool {
+        self.index(cell).is_some_and(|i| self.bits[i >> 6] & (1 << (i & 63)) != 0)
+    }
+
+    /// Makes `cell` solid or empty; returns false (and does nothing) outside the volume.
+    pub fn set(&mut self, cell: IVec3, solid: bool) -> bool {
+        let Some(i) = self.index(cell) else { return false };
+        let (w, m) = (i >> 6, 1u64 << (i & 63));
+        let was = self.bits[w] & m != 0;
+        if solid {
+            self.bits[w] |= m;
+        } else {
+            self.bits[w] &= !m;
+        }
+        self.count = self.count + usize::from(solid) - usize::from(was);
+        true
+    }
+
+    /// The first solid cell along `ray` within `range`.
+    pub fn cast_cell(&self, ray: &Ray, range: Interval) -> Option<VoxelHit> {
+        if self.count == 0 {
+            return None;
+        }
+        let hi = self.min_cell + self.dims.as_ivec3() - 1;
+        let range = clip_cells(&self.grid, ray, range, self.min_cell, hi)?;
+        let walk = GridWalk::<3>::new(&self.grid, ray, range, true).max_steps(u32::MAX);
+        for step in walk {
+            for (cell, face) in step.entries() {
+                let cell = IVec3::from_array(cell);
+                if self.get(cell) {
+                    return Some(VoxelHit { cell, t: step.t, face });
+                }
+            }
+        }
+        None
+    }
+}
+
+#[cfg(feature = "load")]
+impl VoxelVolume {
+    /// Every model of a MagicaVoxel `.vox` file as a volume of unit cells
+    /// from `origin`, cell `(x, y, z)` as in the file (MagicaVoxel is Z-up;
+    /// rotate with [`Transformed`](crate::Transformed) if your world is Y-up).
+    /// Model placement in the file's scene graph is not applied.
+    ///
+    /// # Errors
+    /// [`ShapeError`] on `path` if the file cannot be read or is not a `.vox` file.
+    pub fn load_vox(
+        path: impl AsRef<std::path::Path>,
+        cell_size: Vec3,
+        origin: Vec3,
+    ) -> Result<Vec<Self>, ShapeError> {
+        let path = path.as_ref();
+        let bytes =
+            std::fs::read(path).map_err(|e| ShapeError::new("path", format!("{}: {e}", path.display())))?;
+        let data = dot_vox::load_bytes(&bytes)
+            .map_err(|e| ShapeError::new("path", format!("{}: {e}", path.display())))?;
+        data.models
+            .iter()
+            .map(|m| {
+                let dims = UVec3::new(m.size.x, m.size.y, m.size.z);
+                let mut vol = Self::try_new(cell_size, origin, IVec3::ZERO, dims)?;
+                for v in &m.voxels {
+                    vol.set(IVec3::new(v.x.into(), v.y.into(), v.z.into()), true);
+                }
+                Ok(vol)
+            })
+            .collect()
+    }
+}
+
+impl RayCast for VoxelVolume {
+    fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
+        Some(self.cast_cell(ray, range)?.to_hit(&self.grid, ray))
+    }
+
+    fn hits(&self, ray: &Ray, range: Interval) -> bool {
+        self.cast_cell(ray, range).is_some()
+    }
+
+    /// The first hit only (DESIGN defines no list of crossings for voxels).
+    fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {
+        self.cast(ray, range).into_iter().collect()
+    }
+
+    fn local_bounds(&self) -> Aabb {
+        if self.count == 0 {
+            return Aabb::EMPTY;
+        }
+        let lo = self.grid.cell_bounds(self.min_cell).min;
+        let hi = self.grid.cell_bounds(self.min_cell + self.dims.as_ivec3() - 1).max;
+        Aabb::new(lo, hi)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{ivec3, vec3};
+
+    #[test]
+    fn set_get_bounds_and_count() {
+        let mut v = VoxelVolume::try_new(Vec3::ONE, Vec3::ZERO, ivec3(-2, -2, -2), UVec3::splat(4)).unwrap();
+        assert!(v.set(ivec3(-2, 1, 0), true));
+        assert!(!v.set(ivec3(2, 0, 0), true));
+        assert!(v.get(ivec3(-2, 1, 0)) && !v.get(ivec3(-3, 1, 0)) && !v.get(ivec3(100, 0, 0)));
+        assert!(v.set(ivec3(-2, 1, 0), true));
+        assert_eq!(v.len(), 1);
+        v.set(ivec3(-2, 1, 0), false);
+        assert!(v.is_empty());
+        assert!(VoxelVolume::try_new(Vec3::ZERO, Vec3::ZERO, IVec3::ZERO, UVec3::ONE).is_err());
+        assert!(VoxelVolume::try_new(Vec3::ONE, Vec3::ZERO, IVec3::splat(CELL_LIMIT - 1), UVec3::splat(2))
+            .is_err());
+    }
+
+    #[test]
+    fn local_bounds_cover_the_cells() {
+        let v = VoxelVolume::from_cells(
+            vec3(0.5, 1.0, 2.0),
+            vec3(1.0, 0.0, 0.0),
+            [ivec3(0, 0, 0), ivec3(1, -1, 2)],
+        )
+        .unwrap();
+        let b = v.local_bounds();
+        assert_eq!((b.min, b.max), (vec3(1.0, -1.0, 0.0), vec3(2.0, 1.0, 6.0)));
+    }
+
+    #[cfg(feature = "load")]
+    #[test]
+    fn loads_a_magicavoxel_file() {
+        // A minimal .vox: MAIN { SIZE 4×3×2, XYZI with two voxels }.
+        let chunk = |id: &[u8; 4], content: &[u8], children: &[u8]| {
+            let mut c = id.to_vec();
+            c.extend((content.len() as u32).to_le_bytes());
+            c.extend((children.len() as u32).to_le_bytes());
+            c.extend(content);
+            c.extend(children);
+            c
+        };
+        let size: Vec<u8> = [4u32, 3, 2].iter().flat_map(|x| x.to_le_bytes()).collect();
+        let mut xyzi = 2u32.to_le_bytes().to_vec();
+        xyzi.extend([1, 2, 0, 7, 3, 0, 1, 9]);
+        let children = [chunk(b"SIZE", &size, &[]), chunk(b"XYZI", &xyzi, &[])].concat();
+        let mut bytes = b"VOX ".to_vec();
+        bytes.extend(150u32.to_le_bytes());
+        bytes.extend(chunk(b"MAIN", &[], &children));
+        let path = std::env::temp_dir().join(format!("raycast-test-{}.vox", std::process::id()));
+        std::fs::write(&path, &bytes).unwrap();
+        let vols = VoxelVolume::load_vox(&path, Vec3::ONE, Vec3::ZERO).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(vols.len(), 1);
+        let v = &vols[0];
+        assert_eq!((v.dims(), v.len()), (UVec3::new(4, 3, 2), 2));
+        assert!(v.get(ivec3(1, 2, 0)) && v.get(ivec3(3, 0, 1)));
+        let h = v.cast(&Ray::new(vec3(-1.0, 2.5, 0.5), Vec3::X), Interval::FORWARD).unwrap();
+        assert_eq!((h.t, h.cell), (2.0, Some(ivec3(1, 2, 0))));
+        assert!(VoxelVolume::load_vox("/nonexistent.vox", Vec3::ONE, Vec3::ZERO).is_err());
+    }
+}

@@ -1,0 +1,170 @@
+//! The first solid cell along a ray, for any storage: [`first_solid`] and
+//! [`VoxelHit`], plus the pieces the dense and chunked volumes share
+//! (conservative clipping, building the [`Hit`]).
+//!
+//! A ray hits the first cell of its [`GridWalk`] (supercover on) that is
+//! solid: at the `t` where the walk enters it, through the face of one of the
+//! axes crossed there. Several solid cells entered at one `t` (through an
+//! edge or corner): the first one the step lists. A ray starting inside a
+//! solid cell hits it at `t_min`; it entered no face there, so the hit takes
+//! the face through which the *line* entered that cell (the latest crossing
+//! before `t_min`), which keeps `front_face` true and the normal outward.
+
+use super::walk::GridWalk;
+use super::Grid;
+use crate::numeric::{next_down, next_up};
+use crate::{Hit, Interval, Part, Ray};
+use glam::{DVec3, IVec3, Vec3};
+
+/// The first solid cell along a ray: which cell, when, through which face.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VoxelHit {
+    /// The solid cell.
+    pub cell: IVec3,
+    /// Where the ray enters it (`t_min` when it starts inside).
+    pub t: f32,
+    /// The face entered through; `None` when the ray starts inside the cell.
+    pub face: Option<Part>,
+}
+
+/// The first cell of `walk` (build it with supercover on) for which `solid`
+/// answers true.
+///
+/// # Examples
+/// ```
+/// use raycast::grid::{first_solid, Grid, GridWalk};
+/// use raycast::{vec3, IVec3, Interval, Part, Ray};
+/// let grid = Grid::<3>::default();
+/// let ray = Ray::new(vec3(0.5, 0.5, 0.5), vec3(1.0, 0.0, 0.0));
+/// let hit = first_solid(GridWalk::<3>::new(&grid, &ray, Interval::FORWARD, true), |c| c.x == 3).unwrap();
+/// assert_eq!((hit.cell, hit.t, hit.face), (IVec3::new(3, 0, 0), 2.5, Some(Part::NegX)));
+/// ```
+#[inline]
+pub fn first_solid(walk: GridWalk<3>, mut solid: impl FnMut(IVec3) -> bool) -> Option<VoxelHit> {
+    for step in walk {
+        for (cell, face) in step.entries() {
+            let cell = IVec3::from_array(cell);
+            if solid(cell) {
+                return Some(VoxelHit { cell, t: step.t, face });
+            }
+        }
+    }
+    None
+}
+
+impl VoxelHit {
+    /// The full [`Hit`] for `ray` on `grid`: the point on the entered face
+    /// (its coordinate on the face's axis snapped to the plane), the face's
+    /// outward normal and `cell`.
+    pub fn to_hit(&self, grid: &Grid<3>, ray: &Ray) -> Hit {
+        let face = self.face.unwrap_or_else(|| inside_face(grid, ray, self.cell));
+        let (axis, positive) = face_axis(face);
+        let mut normal = Vec3::ZERO;
+        normal[axis] = if positive { 1.0 } else { -1.0 };
+        let mut point = ray.at(self.t);
+        if self.face.is_some() {
+            let k = self.cell[axis] + i32::from(positive);
+            point[axis] =
+                (f64::from(grid.origin[axis]) + f64::from(k) * f64::from(grid.cell_size[axis])) as f32;
+        }
+        let mut hit = Hit::with_point(ray, self.t, point, normal, face);
+        hit.cell = Some(self.cell);
+        hit
+    }
+}
+
+/// Axis and sign of a cell face.
+fn face_axis(face: Part) -> (usize, bool) {
+    match face {
+        Part::PosX => (0, true),
+        Part::NegX => (0, false),
+        Part::PosY => (1, true),
+        Part::NegY => (1, false),
+        Part::PosZ => (2, true),
+        _ => (2, false),
+    }
+}
+
+/// For a ray starting inside `cell`: the face through which its line entered
+/// the cell (the axis whose plane behind the start is crossed last).
+fn inside_face(grid: &Grid<3>, ray: &Ray, cell: IVec3) -> Part {
+    let mut best = (f64::NEG_INFINITY, Part::NegX);
+    for a in 0..3 {
+        let d = f64::from(ray.dir[a]);
+        if d == 0.0 {
+            continue;
+        }
+        let k = cell[a] + i32::from(d < 0.0);
+        let plane = f64::from(grid.origin[a]) + f64::from(k) * f64::from(grid.cell_size[a]);
+        let t = (plane - f64::from(ray.origin[a])) / d;
+        if t > best.0 {
+            best = (t, Part::axis_face(a, d < 0.0));
+        }
+    }
+    best.1
+}
+
+/// The `f32` range to walk so that no cell in `[lo_cell, hi_cell]` (inclusive)
+/// is missed, or `None` if the ray cannot touch them.
+///
+/// The box is grown by one cell on every side and clipped in `f64`; the start
+/// is rounded down and the end up to `f32`. The `f64` slab times are off by a
+/// few ulps, far less than the one-cell margin, so the walk starts in a cell
+/// outside the box (never solid) and enters the box through its exact tie
+/// logic; when the ray starts inside, the walk starts exactly at `t_min`.
+pub(crate) fn clip_cells(
+    grid: &Grid<3>,
+    ray: &Ray,
+    range: Interval,
+    lo_cell: IVec3,
+    hi_cell: IVec3,
+) -> Option<Interval> {
+    if !ray.is_valid() || range.is_empty() {
+        return None;
+    }
+    let size = DVec3::from_array(grid.cell_size.map(f64::from));
+    let origin = DVec3::from_array(grid.origin.map(f64::from));
+    let lo = origin + (lo_cell.as_dvec3() - 1.0) * size;
+    let hi = origin + (hi_cell.as_dvec3() + 2.0) * size;
+    let o = ray.origin.as_dvec3();
+    let d = ray.dir.as_dvec3();
+    let (mut t0, mut t1) = (f64::from(range.min), f64::from(range.max));
+    for a in 0..3 {
+        if d[a] == 0.0 {
+            if !(lo[a] <= o[a] && o[a] < hi[a]) {
+                return None;
+            }
+            continue;
+        }
+        let (n, f) = if d[a] > 0.0 { (lo[a], hi[a]) } else { (hi[a], lo[a]) };
+        t0 = t0.max((n - o[a]) / d[a]);
+        t1 = t1.min((f - o[a]) / d[a]);
+    }
+    let overlaps = t0 <= t1; // false for NaN
+    if !overlaps {
+        return None;
+    }
+    let start = if t0 == f64::from(range.min) { range.min } else { round_down(t0) };
+    let end = if t1 == f64::from(range.max) { range.max } else { round_up(t1) };
+    Some(Interval::new(start, end))
+}
+
+/// The largest `f32` ≤ `x`.
+pub(crate) fn round_down(x: f64) -> f32 {
+    let y = x as f32;
+    if f64::from(y) > x {
+        next_down(y)
+    } else {
+        y
+    }
+}
+
+/// The smallest `f32` ≥ `x`.
+pub(crate) fn round_up(x: f64) -> f32 {
+    let y = x as f32;
+    if f64::from(y) < x {
+        next_up(y)
+    } else {
+        y
+    }
+}
