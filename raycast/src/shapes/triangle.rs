@@ -1,14 +1,81 @@
-//! Triangle: derivation to be written with the kernel (watertight, Woop–Benthin–Wald 2013).
+//! Triangle: the watertight ray–triangle test of Woop, Benthin and Wald,
+//! *Watertight Ray/Triangle Intersection*, JCGT 2(1), 2013.
+//!
+//! Derivation. Translate the vertices so the ray starts at the origin, pick
+//! `kz`, the axis of the largest `|d|`, and shear so the ray becomes the
+//! `+kz` axis: `x' = x[kx] − (d[kx]/d[kz])·x[kz]`, `y'` likewise, and
+//! `z' = x[kz]/d[kz]`. Along the ray the sheared `(x', y')` is the point
+//! `(0, 0)`, so the ray meets the triangle exactly when `(0, 0)` is inside
+//! the sheared 2-D triangle. That is decided by the three 2-D edge functions
+//!
+//! ```text
+//! U = C'x·B'y − C'y·B'x   (edge b→c, weight of a)
+//! V = A'x·C'y − A'y·C'x   (edge c→a, weight of b)
+//! W = B'x·A'y − B'y·A'x   (edge a→b, weight of c)
+//! ```
+//!
+//! all of one sign (zero counts as inside: touching an edge is a hit). With
+//! `det = U + V + W`, the barycentrics are `(U, V, W) / det` and the hit is at
+//! `t = (U·A'z + V·B'z + W·C'z) / det`.
+//!
+//! Why it is watertight: the sheared coordinates of a vertex depend only on
+//! the vertex and the ray, never on the triangle, and the edge function of a
+//! shared edge is computed from the same two sheared vertices in the same
+//! way, so the neighbour's value is its exact negation (rounding is
+//! symmetric: `fl(p·q) = fl(q·p)`, `fl(x − y) = −fl(y − x)`). A ray through
+//! the edge gets 0 from both (both hit); any other ray gets opposite signs
+//! (exactly one hits). No epsilon anywhere.
+//!
+//! Numerical choices:
+//! * Everything after reading the `f32` inputs is done in `f64`. The
+//!   translation `q = p − o` of two `f32` values is exact in `f64`; the shear
+//!   is scaled by `D = d[kz]` (`D·x' = q[kx]·D − d[kx]·q[kz]`) so that it is a
+//!   difference of two exact products, rounded once — no `d[kx]/d[kz]`
+//!   quotient, and a ray aimed exactly at a vertex sees it at `(0, 0)`
+//!   exactly. The edge functions then carry ~2⁻⁵³ relative error, so `t`,
+//!   `u`, `v` and the point are correct to the last `f32` bit in all but
+//!   contrived cases, and the paper's fallback ("recompute in double when an
+//!   edge function is 0") is not needed: a rounded `f64` difference of
+//!   products has the sign of the exact one or is 0, and either way both
+//!   neighbours agree.
+//! * `det`'s sign is the side the ray comes from: for the cyclic axis order
+//!   `(kx, ky, kz)`, swapped when `d[kz] < 0`, the sheared triangle's signed
+//!   area has the sign of `n·d` with `n = (b − a) × (c − a)`, and
+//!   `det = −area`, so `det > 0 ⇔ n·d < 0` (front face). Back-face culling
+//!   keeps `det > 0` only.
+//! * A ray lying in the triangle's plane (`det == 0`) is not a crossing: the
+//!   triangle is infinitely thin, and a mesh's neighbours or the solid's other
+//!   faces answer such a ray. It is a miss, like a degenerate triangle.
+//! * An origin exactly on the triangle must hit at `t = 0` (DESIGN §2), but
+//!   the rounded numerator `T` is then a few `f64` ulps, not 0, and could be
+//!   negative. `T` is taken as 0 when it is within its own rounding bound
+//!   ([`t_numerator_is_zero`]) — a bound ~1e-15 relative, far below any `f32`
+//!   resolution.
+//! * The point is `(U·a + V·b + W·c) / det` in `f64`: on the triangle's plane
+//!   to `f64` accuracy, and equal to `(1−u−v)·a + u·b + v·c`.
 
-#![allow(unused_imports)]
 use crate::error::{finite_vec, or_panic};
 use crate::shapes::RayCast;
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError};
-use glam::{Vec2, Vec3};
+use glam::{DVec3, Vec2, Vec3};
 
 /// A triangle `a b c`, two-sided unless back-face culling is on. Its normal is
 /// `normalize((b - a) × (c - a))`; hits carry `uv` with
 /// `point = (1-u-v)·a + u·b + v·c`. A degenerate triangle is never hit.
+///
+/// # Examples
+/// ```
+/// use raycast::{vec2, vec3, Interval, Part, Ray, RayCast, Triangle, Vec3};
+/// let tri = Triangle::new(Vec3::ZERO, vec3(4.0, 0.0, 0.0), vec3(0.0, 4.0, 0.0));
+/// let ray = Ray::new(vec3(1.0, 2.0, 5.0), vec3(0.0, 0.0, -1.0));
+/// let hit = tri.cast(&ray, Interval::FORWARD).unwrap();
+/// assert_eq!((hit.t, hit.point, hit.normal), (5.0, vec3(1.0, 2.0, 0.0), Vec3::Z));
+/// assert_eq!((hit.uv, hit.part, hit.front_face), (Some(vec2(0.25, 0.5)), Part::Face, true));
+/// // Two-sided by default; with culling the back side is not hit.
+/// let from_below = Ray::new(vec3(1.0, 1.0, -5.0), Vec3::Z);
+/// assert!(tri.hits(&from_below, Interval::FORWARD));
+/// assert!(!tri.with_back_face_culling(true).hits(&from_below, Interval::FORWARD));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Triangle {
     /// First vertex.
@@ -34,6 +101,7 @@ impl Triangle {
             cull_back_faces: false,
         })
     }
+
     /// Like [`Triangle::try_new`].
     ///
     /// # Panics
@@ -41,6 +109,16 @@ impl Triangle {
     #[track_caller]
     pub fn new(a: Vec3, b: Vec3, c: Vec3) -> Self {
         or_panic(Self::try_new(a, b, c))
+    }
+
+    /// The same triangle with back-face culling on or off.
+    pub fn with_back_face_culling(self, cull: bool) -> Self {
+        Self { cull_back_faces: cull, ..self }
+    }
+
+    /// The unit normal `normalize((b − a) × (c − a))`, `None` when degenerate.
+    pub fn normal(&self) -> Option<Vec3> {
+        face_normal(self.a, self.b, self.c)
     }
 }
 
@@ -53,28 +131,408 @@ pub struct TriangleHit {
     pub u: f32,
     /// Weight of `c`.
     pub v: f32,
+    /// True when the ray arrives on the side the normal points to
+    /// (`dir · ((b − a) × (c − a)) < 0`).
+    pub front_face: bool,
 }
 
-/// Watertight ray–triangle test (STUB).
+/// The per-ray constants of the shear (see the module doc). Computing them
+/// once lets a mesh test many triangles against one ray with exactly the
+/// arithmetic of [`ray_triangle`].
+#[derive(Clone, Copy, Debug)]
+pub struct ShearedRay {
+    origin: DVec3,
+    dir: DVec3,
+    kx: usize,
+    ky: usize,
+    kz: usize,
+}
+
+impl ShearedRay {
+    /// The shear of `ray`; `None` for a degenerate ray.
+    #[inline]
+    pub fn new(ray: &Ray) -> Option<Self> {
+        if !ray.is_valid() {
+            return None;
+        }
+        let dir = ray.dir.as_dvec3();
+        let kz = dir.abs().max_position();
+        let mut kx = (kz + 1) % 3;
+        let mut ky = (kx + 1) % 3;
+        // Keep the winding: swapping kx and ky mirrors the 2-D plane, so that
+        // det's sign says front or back whatever the sign of d[kz].
+        if dir[kz] < 0.0 {
+            std::mem::swap(&mut kx, &mut ky);
+        }
+        Some(Self { origin: ray.origin.as_dvec3(), dir, kx, ky, kz })
+    }
+
+    /// A vertex in the sheared frame, scaled by `D = d[kz]`:
+    /// `(D·x', D·y', q[kz])` with `q = p − o`.
+    ///
+    /// `q` is exact in `f64` (a difference of two `f32`), and so are the
+    /// products `q[kx]·D` and `d[kx]·q[kz]` (≤ 25 + 24 bits), so `D·x'` is
+    /// rounded once and has the exact sign: a ray aimed exactly at a vertex
+    /// gives `(0, 0)` exactly, with no `d[kx]/d[kz]` quotient to round.
+    #[inline]
+    fn shear(&self, p: Vec3) -> DVec3 {
+        let q = p.as_dvec3() - self.origin;
+        let dz = self.dir[self.kz];
+        DVec3::new(
+            q[self.kx] * dz - self.dir[self.kx] * q[self.kz],
+            q[self.ky] * dz - self.dir[self.ky] * q[self.kz],
+            q[self.kz],
+        )
+    }
+
+    /// The watertight test of the triangle `a b c` against this ray over
+    /// `range` (see the module doc).
+    ///
+    /// With the vertices scaled by `D` (see [`ShearedRay::shear`]) the edge
+    /// functions are `D²·(U, V, W)` (same signs), `det` is `D²·det`, and the
+    /// numerator `Σ U_i·q_i[kz]` is `D³·T`; hence `t = T / (D·det)`.
+    #[inline]
+    pub fn intersect(
+        &self,
+        a: Vec3,
+        b: Vec3,
+        c: Vec3,
+        range: Interval,
+        cull_back_faces: bool,
+    ) -> Option<TriangleHit> {
+        let (pa, pb, pc) = (self.shear(a), self.shear(b), self.shear(c));
+        let u = pc.x * pb.y - pc.y * pb.x;
+        let v = pa.x * pc.y - pa.y * pc.x;
+        let w = pb.x * pa.y - pb.y * pa.x;
+        // Inside (boundary included) when all three share a sign. Written so
+        // that a NaN (non-finite vertices) fails every test: a miss.
+        let all_pos = u >= 0.0 && v >= 0.0 && w >= 0.0;
+        let all_neg = u <= 0.0 && v <= 0.0 && w <= 0.0;
+        if !(all_pos || (all_neg && !cull_back_faces)) {
+            return None;
+        }
+        let det = u + v + w;
+        if det == 0.0 || !det.is_finite() {
+            return None; // degenerate triangle, or a ray in its plane
+        }
+        let mut num = u * pa.z + v * pb.z + w * pc.z;
+        if t_numerator_is_zero(num, [u, v, w], [pa, pb, pc]) {
+            num = 0.0;
+        }
+        let t = (num / (det * self.dir[self.kz])) as f32;
+        if !(range.contains(t) && t.is_finite()) {
+            return None;
+        }
+        let inv = 1.0 / det;
+        Some(TriangleHit { t, u: (v * inv) as f32, v: (w * inv) as f32, front_face: det > 0.0 })
+    }
+}
+
+/// True when the numerator `Σ U_i·q_i[kz]` of `t` cannot be told from 0 by
+/// its rounding: the origin lies on the triangle's plane (to `f64` accuracy).
+///
+/// Error bound, with `u = 2⁻⁵³` and Higham's γ(n) ≈ n·u: each scaled sheared
+/// coordinate is rounded once (`M` bounds them), so each edge function is off
+/// by ≤ γ(3)·2M²; `q[kz]` is exact (`Z` bounds it); the sum of three products
+/// adds γ(2). Hence `|Δ| ≤ γ(3)·(|U|+|V|+|W| + 6M²)·Z`, taken as γ(12) for
+/// margin — ~1e-15 relative, far below anything an `f32` `t` can resolve.
+#[inline]
+fn t_numerator_is_zero(num: f64, uvw: [f64; 3], p: [DVec3; 3]) -> bool {
+    const GAMMA12: f64 = 12.0 * f64::EPSILON * 0.5 / (1.0 - 12.0 * f64::EPSILON * 0.5);
+    let m = p.iter().fold(0.0f64, |m, q| m.max(q.x.abs()).max(q.y.abs()));
+    let z = p.iter().fold(0.0f64, |m, q| m.max(q.z.abs()));
+    let sum = uvw[0].abs() + uvw[1].abs() + uvw[2].abs();
+    num.abs() <= GAMMA12 * (sum + 6.0 * m * m) * z
+}
+
+/// Watertight ray–triangle test (Woop–Benthin–Wald 2013; see the module doc):
+/// `t` in `range` and the barycentrics `(u, v)` of `b` and `c`, or `None`.
+/// Touching an edge or a vertex is a hit; a degenerate triangle, a ray in the
+/// triangle's plane and a degenerate ray are misses. With `cull_back_faces`,
+/// rays arriving from behind (`dir · ((b−a)×(c−a)) ≥ 0`) miss.
+///
+/// # Examples
+/// ```
+/// use raycast::shapes::ray_triangle;
+/// use raycast::{vec3, Interval, Ray};
+/// let (a, b, c) = (vec3(0.0, 0.0, 0.0), vec3(1.0, 0.0, 0.0), vec3(0.0, 1.0, 0.0));
+/// // Through the midpoint of the edge b–c: touching counts.
+/// let h = ray_triangle(&Ray::new(vec3(0.5, 0.5, 1.0), vec3(0.0, 0.0, -1.0)), a, b, c, Interval::FORWARD, false).unwrap();
+/// assert_eq!((h.t, h.u, h.v), (1.0, 0.5, 0.5));
+/// ```
+#[inline]
 pub fn ray_triangle(
-    _ray: &Ray,
-    _a: Vec3,
-    _b: Vec3,
-    _c: Vec3,
-    _range: Interval,
-    _cull_back_faces: bool,
+    ray: &Ray,
+    a: Vec3,
+    b: Vec3,
+    c: Vec3,
+    range: Interval,
+    cull_back_faces: bool,
 ) -> Option<TriangleHit> {
-    None
+    ShearedRay::new(ray)?.intersect(a, b, c, range, cull_back_faces)
+}
+
+/// `normalize((b − a) × (c − a))` computed in `f64` (the differences of `f32`
+/// values are exact there, the products nearly so, so thin triangles keep an
+/// accurate normal); `None` for a degenerate triangle.
+#[inline]
+pub(crate) fn face_normal(a: Vec3, b: Vec3, c: Vec3) -> Option<Vec3> {
+    let a = a.as_dvec3();
+    let n = (b.as_dvec3() - a).cross(c.as_dvec3() - a);
+    let len = n.length();
+    (len > 0.0 && len.is_finite()).then(|| (n / len).as_vec3())
+}
+
+/// The point `(1−u−v)·a + u·b + v·c`, weighed in `f64` so it lies on the
+/// triangle to the last bit.
+#[inline]
+pub(crate) fn barycentric_point(a: Vec3, b: Vec3, c: Vec3, u: f32, v: f32) -> Vec3 {
+    let (u, v) = (f64::from(u), f64::from(v));
+    (a.as_dvec3() * (1.0 - u - v) + b.as_dvec3() * u + c.as_dvec3() * v).as_vec3()
+}
+
+/// The full [`Hit`] of a triangle from the kernel's answer.
+#[inline]
+pub(crate) fn triangle_hit(ray: &Ray, a: Vec3, b: Vec3, c: Vec3, h: TriangleHit) -> Hit {
+    // A triangle that passed the kernel has det != 0, hence a non-zero normal;
+    // the fallback only guards a (0, 0, 0) from an underflowing cross product.
+    let normal = face_normal(a, b, c).unwrap_or(Vec3::Z);
+    let point = barycentric_point(a, b, c, h.u, h.v);
+    Hit {
+        uv: Some(Vec2::new(h.u, h.v)),
+        front_face: h.front_face,
+        ..Hit::with_point(ray, h.t, point, normal, Part::Face)
+    }
 }
 
 impl RayCast for Triangle {
-    fn cast(&self, _ray: &Ray, _range: Interval) -> Option<Hit> {
-        None // STUB
+    #[inline]
+    fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
+        let h = ray_triangle(ray, self.a, self.b, self.c, range, self.cull_back_faces)?;
+        Some(triangle_hit(ray, self.a, self.b, self.c, h))
     }
+
+    #[inline]
+    fn hits(&self, ray: &Ray, range: Interval) -> bool {
+        ray_triangle(ray, self.a, self.b, self.c, range, self.cull_back_faces).is_some()
+    }
+
     fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {
         self.cast(ray, range).into_iter().collect()
     }
+
     fn local_bounds(&self) -> Aabb {
         Aabb::from_points([self.a, self.b, self.c])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{vec2, vec3};
+    use proptest::prelude::*;
+
+    fn unit() -> Triangle {
+        Triangle::new(vec3(0.0, 0.0, 0.0), vec3(1.0, 0.0, 0.0), vec3(0.0, 1.0, 0.0))
+    }
+
+    #[test]
+    fn hand_cases_from_the_barycentric_form() {
+        // o + t·d = (1−u−v)a + u·b + v·c with a = 0, b = x̂, c = ŷ: u = x, v = y, t = o.z / −d.z.
+        let h =
+            unit().cast(&Ray::new(vec3(0.25, 0.5, 2.0), vec3(0.0, 0.0, -0.5)), Interval::FORWARD).unwrap();
+        assert_eq!(
+            (h.t, h.uv, h.point, h.normal),
+            (4.0, Some(vec2(0.25, 0.5)), vec3(0.25, 0.5, 0.0), Vec3::Z)
+        );
+        assert!(h.front_face);
+        // From below: the same normal, the back face.
+        let h =
+            unit().cast(&Ray::new(vec3(0.25, 0.5, -2.0), vec3(0.0, 0.0, 1.0)), Interval::FORWARD).unwrap();
+        assert_eq!((h.t, h.normal, h.front_face), (2.0, Vec3::Z, false));
+        // Behind the origin, outside the interval, outside the triangle.
+        assert!(unit().cast(&Ray::new(vec3(0.25, 0.5, 2.0), Vec3::Z), Interval::FORWARD).is_none());
+        assert!(unit().cast(&Ray::new(vec3(0.25, 0.5, 2.0), -Vec3::Z), Interval::new(0.0, 1.99)).is_none());
+        assert!(unit().cast(&Ray::new(vec3(0.75, 0.5, 2.0), -Vec3::Z), Interval::FORWARD).is_none());
+    }
+
+    #[test]
+    fn edges_and_vertices_count() {
+        let down = -Vec3::Z;
+        for (p, uv) in [
+            (vec3(0.0, 0.0, 1.0), vec2(0.0, 0.0)),
+            (vec3(1.0, 0.0, 1.0), vec2(1.0, 0.0)),
+            (vec3(0.0, 1.0, 1.0), vec2(0.0, 1.0)),
+            (vec3(0.5, 0.0, 1.0), vec2(0.5, 0.0)),
+            (vec3(0.0, 0.5, 1.0), vec2(0.0, 0.5)),
+            (vec3(0.5, 0.5, 1.0), vec2(0.5, 0.5)),
+        ] {
+            let h = unit().cast(&Ray::new(p, down), Interval::FORWARD).unwrap_or_else(|| panic!("{p}"));
+            assert_eq!((h.t, h.uv), (1.0, Some(uv)));
+        }
+        // Just outside an edge (one ulp past x + y = 1).
+        let p = vec3(0.5, f32::from_bits(0.5f32.to_bits() + 1), 1.0);
+        assert!(unit().cast(&Ray::new(p, down), Interval::FORWARD).is_none());
+    }
+
+    #[test]
+    fn interval_ends_count() {
+        let r = Ray::new(vec3(0.2, 0.2, 3.0), vec3(0.0, 0.0, -1.5));
+        assert!(unit().hits(&r, Interval::new(2.0, 2.0)));
+        assert!(!unit().hits(&r, Interval::new(2.01, 5.0)));
+        assert!(!unit().hits(&r, Interval::new(3.0, 1.0)));
+    }
+
+    #[test]
+    fn back_face_culling_keeps_front_hits_only() {
+        let tri = unit().with_back_face_culling(true);
+        assert!(tri.hits(&Ray::new(vec3(0.2, 0.2, 1.0), -Vec3::Z), Interval::FORWARD));
+        assert!(!tri.hits(&Ray::new(vec3(0.2, 0.2, -1.0), Vec3::Z), Interval::FORWARD));
+        // The winding decides, whatever the dominant axis's sign.
+        let flipped = Triangle::new(vec3(0.0, 0.0, 0.0), vec3(0.0, 1.0, 0.0), vec3(1.0, 0.0, 0.0))
+            .with_back_face_culling(true);
+        assert!(flipped.hits(&Ray::new(vec3(0.2, 0.2, -1.0), vec3(0.1, 0.05, 1.0)), Interval::FORWARD));
+        assert!(!flipped.hits(&Ray::new(vec3(0.2, 0.2, 1.0), vec3(0.1, 0.05, -1.0)), Interval::FORWARD));
+    }
+
+    #[test]
+    fn degenerate_input_misses() {
+        let r = Ray::new(vec3(0.2, 0.2, 1.0), -Vec3::Z);
+        for d in [Vec3::ZERO, Vec3::NAN, vec3(f32::INFINITY, 0.0, 0.0), vec3(0.0, 0.0, f32::NEG_INFINITY)] {
+            assert!(unit().cast(&Ray::new(r.origin, d), Interval::FORWARD).is_none());
+        }
+        assert!(unit().cast(&Ray::new(Vec3::NAN, -Vec3::Z), Interval::FORWARD).is_none());
+        // Collinear vertices and a point triangle never hit.
+        let line = Triangle::new(Vec3::ZERO, vec3(1.0, 1.0, 0.0), vec3(2.0, 2.0, 0.0));
+        assert!(line.cast(&Ray::new(vec3(1.0, 1.0, 1.0), -Vec3::Z), Interval::FORWARD).is_none());
+        let point = Triangle::new(Vec3::ONE, Vec3::ONE, Vec3::ONE);
+        assert!(point.cast(&Ray::new(vec3(1.0, 1.0, 2.0), -Vec3::Z), Interval::FORWARD).is_none());
+        // A ray in the triangle's plane is not a crossing.
+        assert!(unit().cast(&Ray::new(vec3(-1.0, 0.2, 0.0), Vec3::X), Interval::FORWARD).is_none());
+        // Non-finite vertices through the free function: a miss, not a NaN.
+        assert!(ray_triangle(&r, Vec3::NAN, Vec3::X, Vec3::Y, Interval::FORWARD, false).is_none());
+        assert!(Triangle::try_new(Vec3::ZERO, Vec3::INFINITY, Vec3::Y).unwrap_err().field == "b");
+    }
+
+    #[test]
+    fn origin_on_a_slanted_triangle_hits_at_zero() {
+        let (a, b, c) = (vec3(0.3, -1.7, 2.9), vec3(2.1, 0.4, -0.7), vec3(-1.3, 1.9, 0.6));
+        let tri = Triangle::new(a, b, c);
+        // The vertices themselves lie on the plane exactly.
+        for o in [a, b, c] {
+            let h = tri.cast(&Ray::new(o, vec3(0.3, 0.5, -0.8)), Interval::FORWARD).unwrap();
+            assert_eq!(h.t, 0.0, "{o}");
+        }
+    }
+
+    #[test]
+    fn shared_edge_of_a_quad_is_hit_by_exactly_one_or_both() {
+        // Two triangles sharing the diagonal p0–p2 of a quad that is exactly
+        // planar (dyadic points on x + y + z = 1); rays crossing the plane at
+        // points of the diagonal hit at least one of them. (A folded quad
+        // would not do: a ray may pass just over a ridge and rightly miss.)
+        let on_plane = |x: f32, y: f32| vec3(x, y, 1.0 - x - y);
+        let (p0, p1, p2, p3) =
+            (on_plane(0.125, 0.25), on_plane(3.25, 0.1875), on_plane(2.875, 2.75), on_plane(-0.25, 3.125));
+        let t1 = Triangle::new(p0, p1, p2);
+        let t2 = Triangle::new(p0, p2, p3);
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng >> 40) as f32 / (1u64 << 24) as f32
+        };
+        for _ in 0..20_000 {
+            let s = next();
+            let target = p0 + s * (p2 - p0);
+            let origin = target + vec3(next() - 0.5, next() - 0.5, next() + 0.1) * 10.0;
+            let ray = Ray::segment(origin, target);
+            let wide = Interval::new(0.0, 2.0);
+            assert!(t1.hits(&ray, wide) || t2.hits(&ray, wide), "ray {ray:?} slipped through");
+        }
+    }
+
+    /// Independent reference: the plane crossing and barycentrics from signed
+    /// volumes in f64 (Möller–Trumbore's algebra, written differently).
+    fn reference(ray: &Ray, a: Vec3, b: Vec3, c: Vec3) -> Option<(f64, f64, f64)> {
+        let (o, d) = (ray.origin.as_dvec3(), ray.dir.as_dvec3());
+        let (a, b, c) = (a.as_dvec3(), b.as_dvec3(), c.as_dvec3());
+        let (e1, e2) = (b - a, c - a);
+        let p = d.cross(e2);
+        let det = e1.dot(p);
+        if det.abs() < 1e-12 * e1.length() * e2.length() * d.length() {
+            return None;
+        }
+        let s = o - a;
+        let u = s.dot(p) / det;
+        let q = s.cross(e1);
+        let v = d.dot(q) / det;
+        let t = e2.dot(q) / det;
+        (u >= 0.0 && v >= 0.0 && u + v <= 1.0).then_some((t, u, v))
+    }
+
+    fn log_uniform() -> impl Strategy<Value = f32> {
+        (-3.0f32..3.0, any::<bool>()).prop_map(|(e, s)| if s { 10f32.powf(e) } else { -(10f32.powf(e)) })
+    }
+
+    fn vec_in(lo: f32, hi: f32) -> impl Strategy<Value = Vec3> {
+        (lo..hi, lo..hi, lo..hi).prop_map(|(x, y, z)| vec3(x, y, z))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3000, rng_seed: proptest::test_runner::RngSeed::Fixed(11), ..ProptestConfig::default() })]
+
+        /// Against the f64 reference, away from edges (where either answer is
+        /// right): same hit/miss, t and uv to f32 accuracy.
+        #[test]
+        fn matches_the_f64_reference(
+            a in vec_in(-2.0, 2.0), b in vec_in(-2.0, 2.0), c in vec_in(-2.0, 2.0),
+            bary in (0.0f32..1.0, 0.0f32..1.0), far in 1.0f32..1e3, off in vec_in(-1.0, 1.0),
+            scale in log_uniform(), outside in any::<bool>(),
+        ) {
+            let (mut s, mut r) = bary;
+            if s + r > 1.0 { s = 1.0 - s; r = 1.0 - r; }
+            let target = if outside { a + (b - a) * (1.5 + s) + (c - a) * r } else { a + (b - a) * s + (c - a) * r };
+            let origin = target + off.normalize_or(Vec3::X) * far;
+            let ray = Ray::new(origin, (target - origin) * scale.abs() / far);
+            let got = Triangle::new(a, b, c).cast(&ray, Interval::ALL);
+            let Some((t, u, v)) = reference(&ray, a, b, c) else { return Ok(()); };
+            let edge = u.min(v).min(1.0 - u - v);
+            prop_assume!(edge.abs() > 1e-4);
+            let size = (b - a).length().max((c - a).length()) as f64;
+            let n = (b - a).cross(c - a).length() as f64;
+            prop_assume!(n > 1e-3 * size * size); // not a sliver
+            let h = got.expect("reference hits");
+            let sc = (origin.length() as f64).max(size);
+            prop_assert!((h.t as f64 - t).abs() * (ray.dir.length() as f64) <= 1e-6 * sc, "t {} vs {}", h.t, t);
+            prop_assert!((h.point.as_dvec3() - (ray.origin.as_dvec3() + ray.dir.as_dvec3() * t)).length() <= 1e-6 * sc);
+            let uv = h.uv.unwrap();
+            prop_assert!((uv.x as f64 - u).abs() <= 1e-4 && (uv.y as f64 - v).abs() <= 1e-4);
+        }
+
+        /// A ray through a vertex always hits (touching counts). Coordinates
+        /// on a 1/64 grid make `origin + 1·d` land on the vertex exactly, so
+        /// the line really passes through it; the scaled shear then puts the
+        /// vertex at (0, 0) exactly, for any direction.
+        #[test]
+        fn rays_through_a_vertex_always_hit(
+            k in proptest::array::uniform9(-320i32..320), o in proptest::array::uniform3(-2000i32..2000),
+            which in 0usize..3, scale in log_uniform(),
+        ) {
+            let g = |i: usize| vec3(k[3 * i] as f32, k[3 * i + 1] as f32, k[3 * i + 2] as f32) / 64.0;
+            let tri = Triangle::new(g(0), g(1), g(2));
+            prop_assume!(tri.normal().is_some());
+            let target = [tri.a, tri.b, tri.c][which];
+            let origin = vec3(o[0] as f32, o[1] as f32, o[2] as f32) / 64.0;
+            let d = target - origin;
+            prop_assume!(d != Vec3::ZERO && tri.normal().unwrap().dot(d.normalize()).abs() > 1e-6);
+            // Scaling d by a power of two keeps it exact.
+            let p2 = 2f32.powi(scale.abs().log2().round() as i32);
+            let ray = Ray::new(origin, d * p2);
+            let h = tri.cast(&ray, Interval::ALL);
+            prop_assert!(h.is_some(), "{ray:?}");
+            prop_assert_eq!(h.unwrap().t, 1.0 / p2);
+        }
     }
 }
