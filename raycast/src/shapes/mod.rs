@@ -25,7 +25,10 @@ pub use shape_enum::Shape;
 pub use sphere::Sphere;
 pub use torus::Torus;
 pub use transformed::{affine_from_trs, Transformed};
-pub use triangle::{ray_triangle, Triangle, TriangleHit};
+pub use triangle::{ray_triangle, ShearedRay, Triangle, TriangleHit};
+// The pieces of a triangle hit, shared with the mesh.
+#[allow(unused_imports)]
+pub(crate) use triangle::{barycentric_point, face_normal, triangle_hit};
 
 use crate::{Aabb, Hit, Interval, Ray, Span};
 use glam::Vec3;
