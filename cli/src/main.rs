@@ -1,6 +1,8 @@
 //! `raycast`: render scenes to PNG and answer JSON-lines ray queries.
 
+mod demo;
 mod query;
+mod render;
 
 use clap::{Parser, Subcommand};
 use std::io::{BufReader, IsTerminal};
@@ -22,6 +24,12 @@ enum Command {
         /// Where to write the PNG.
         #[arg(short, long, default_value = "raycast-demo.png")]
         output: PathBuf,
+        /// Image width in pixels.
+        #[arg(long, default_value_t = 1280)]
+        width: u32,
+        /// Image height in pixels.
+        #[arg(long, default_value_t = 720)]
+        height: u32,
     },
     /// Answer JSON-lines queries from FILE (or stdin), one result per line.
     Query {
@@ -32,11 +40,18 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command.unwrap_or(Command::Demo { output: PathBuf::from("raycast-demo.png") }) {
-        Command::Demo { output } => {
-            eprintln!("demo not yet written: {}", output.display());
-            ExitCode::SUCCESS
-        }
+    let default = Command::Demo { output: PathBuf::from("raycast-demo.png"), width: 1280, height: 720 };
+    match cli.command.unwrap_or(default) {
+        Command::Demo { output, width, height } => match demo::run(&output, width.max(1), height.max(1)) {
+            Ok(line) => {
+                println!("{line}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("raycast demo: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Command::Query { file } => run_query(file),
     }
 }
