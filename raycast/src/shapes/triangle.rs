@@ -141,11 +141,14 @@ pub struct TriangleHit {
 /// arithmetic of [`ray_triangle`].
 #[derive(Clone, Copy, Debug)]
 pub struct ShearedRay {
-    origin: DVec3,
-    dir: DVec3,
-    kx: usize,
-    ky: usize,
-    kz: usize,
+    /// The origin's coordinates in the order `kx, ky, kz`.
+    origin: [f64; 3],
+    /// The direction's coordinates in the order `kx, ky, kz`.
+    dir: [f64; 3],
+    /// The axes `kx, ky, kz`.
+    axes: [usize; 3],
+    /// `1 / d[kz]`.
+    inv_dz: f64,
 }
 
 impl ShearedRay {
@@ -155,42 +158,55 @@ impl ShearedRay {
         if !ray.is_valid() {
             return None;
         }
-        let dir = ray.dir.as_dvec3();
-        let kz = dir.abs().max_position();
+        let d = ray.dir.abs();
+        let kz = if d.x >= d.y && d.x >= d.z {
+            0
+        } else if d.y >= d.z {
+            1
+        } else {
+            2
+        };
         let mut kx = (kz + 1) % 3;
         let mut ky = (kx + 1) % 3;
         // Keep the winding: swapping kx and ky mirrors the 2-D plane, so that
         // det's sign says front or back whatever the sign of d[kz].
-        if dir[kz] < 0.0 {
+        if ray.dir[kz] < 0.0 {
             std::mem::swap(&mut kx, &mut ky);
         }
-        Some(Self { origin: ray.origin.as_dvec3(), dir, kx, ky, kz })
+        let (o, d) = (ray.origin.to_array(), ray.dir.to_array());
+        let axes = [kx, ky, kz];
+        let inv_dz = 1.0 / f64::from(d[kz]);
+        Some(Self { origin: axes.map(|k| f64::from(o[k])), dir: axes.map(|k| f64::from(d[k])), axes, inv_dz })
     }
 
     /// A vertex in the sheared frame, scaled by `D = d[kz]`:
     /// `(D·x', D·y', q[kz])` with `q = p − o`.
     ///
-    /// `q` is exact in `f64` (a difference of two `f32`), and so are the
-    /// products `q[kx]·D` and `d[kx]·q[kz]` (≤ 25 + 24 bits), so `D·x'` is
-    /// rounded once and has the exact sign: a ray aimed exactly at a vertex
-    /// gives `(0, 0)` exactly, with no `d[kx]/d[kz]` quotient to round.
-    #[inline]
+    /// `q` is exact in `f64` (a difference of two `f32` of like magnitude),
+    /// and so are the products `q[kx]·D` and `d[kx]·q[kz]` while `q` needs
+    /// at most 29 bits, so `D·x'` is rounded once and has the exact sign. In
+    /// particular a ray aimed exactly at a vertex (`q = d`, 24 bits) sees it
+    /// at `(0, 0)` exactly, with no `d[kx]/d[kz]` quotient to round. Either
+    /// way both triangles of a shared vertex get the same values, which is
+    /// all watertightness needs.
+    #[inline(always)]
     fn shear(&self, p: Vec3) -> DVec3 {
-        let q = p.as_dvec3() - self.origin;
-        let dz = self.dir[self.kz];
-        DVec3::new(
-            q[self.kx] * dz - self.dir[self.kx] * q[self.kz],
-            q[self.ky] * dz - self.dir[self.ky] * q[self.kz],
-            q[self.kz],
-        )
+        let p = p.to_array();
+        let [kx, ky, kz] = self.axes;
+        let [ox, oy, oz] = self.origin;
+        let [dx, dy, dz] = self.dir;
+        let (qx, qy, qz) = (f64::from(p[kx]) - ox, f64::from(p[ky]) - oy, f64::from(p[kz]) - oz);
+        DVec3::new(qx * dz - dx * qz, qy * dz - dy * qz, qz)
     }
 
     /// The watertight test of the triangle `a b c` against this ray over
     /// `range` (see the module doc).
     ///
-    /// With the vertices scaled by `D` (see [`ShearedRay::shear`]) the edge
+    /// With the vertices scaled by `D` (see `ShearedRay::shear`) the edge
     /// functions are `D²·(U, V, W)` (same signs), `det` is `D²·det`, and the
-    /// numerator `Σ U_i·q_i[kz]` is `D³·T`; hence `t = T / (D·det)`.
+    /// numerator `Σ U_i·q_i[kz]` is `D³·T`; hence `t = T / (D·det)`. One
+    /// division per triangle, `1/det`, serves `t`, `u` and `v` (`1/D` is per
+    /// ray); the two extra roundings cost ~2⁻⁵² relative, invisible in `f32`.
     #[inline]
     pub fn intersect(
         &self,
@@ -216,14 +232,14 @@ impl ShearedRay {
             return None; // degenerate triangle, or a ray in its plane
         }
         let mut num = u * pa.z + v * pb.z + w * pc.z;
-        if t_numerator_is_zero(num, [u, v, w], [pa, pb, pc]) {
+        if t_numerator_is_zero(num, det, [pa, pb, pc]) {
             num = 0.0;
         }
-        let t = (num / (det * self.dir[self.kz])) as f32;
+        let inv = 1.0 / det;
+        let t = (num * inv * self.inv_dz) as f32;
         if !(range.contains(t) && t.is_finite()) {
             return None;
         }
-        let inv = 1.0 / det;
         Some(TriangleHit { t, u: (v * inv) as f32, v: (w * inv) as f32, front_face: det > 0.0 })
     }
 }
@@ -236,13 +252,17 @@ impl ShearedRay {
 /// by ≤ γ(3)·2M²; `q[kz]` is exact (`Z` bounds it); the sum of three products
 /// adds γ(2). Hence `|Δ| ≤ γ(3)·(|U|+|V|+|W| + 6M²)·Z`, taken as γ(12) for
 /// margin — ~1e-15 relative, far below anything an `f32` `t` can resolve.
-#[inline]
-fn t_numerator_is_zero(num: f64, uvw: [f64; 3], p: [DVec3; 3]) -> bool {
+/// `U, V, W` share a sign here, so `|U|+|V|+|W| = |det|`.
+#[inline(always)]
+fn t_numerator_is_zero(num: f64, det: f64, p: [DVec3; 3]) -> bool {
     const GAMMA12: f64 = 12.0 * f64::EPSILON * 0.5 / (1.0 - 12.0 * f64::EPSILON * 0.5);
-    let m = p.iter().fold(0.0f64, |m, q| m.max(q.x.abs()).max(q.y.abs()));
-    let z = p.iter().fold(0.0f64, |m, q| m.max(q.z.abs()));
-    let sum = uvw[0].abs() + uvw[1].abs() + uvw[2].abs();
-    num.abs() <= GAMMA12 * (sum + 6.0 * m * m) * z
+    // A plain compare-select (`maxsd`): no NaN can reach here (the sign
+    // test refused it), so `f64::max`'s NaN handling would be wasted work.
+    let max = |x: f64, y: f64| if x > y { x } else { y };
+    let [a, b, c] = p;
+    let m = max(max(max(a.x.abs(), a.y.abs()), max(b.x.abs(), b.y.abs())), max(c.x.abs(), c.y.abs()));
+    let z = max(max(a.z.abs(), b.z.abs()), c.z.abs());
+    num.abs() <= GAMMA12 * (det.abs() + 6.0 * m * m) * z
 }
 
 /// Watertight ray–triangle test (Woop–Benthin–Wald 2013; see the module doc):
