@@ -2,31 +2,31 @@
 //!
 //! Every primitive stands on a ground plane — sphere, cuboid, cylinder, cone,
 //! capsule, torus and a pair of triangles — some rotated, one sphere scaled
-//! into an ellipsoid and one cylinder scaled unevenly, next to a small voxel
-//! terrain. It is lit by one sun with hard shadows (any-hit rays) and written
-//! to a PNG; the summary line gives the rays cast and rays per second.
+//! into an ellipsoid and one cylinder scaled unevenly, next to the Stanford
+//! bunny (69,451 triangles, embedded in the binary so the demo runs from any
+//! folder) and a small voxel terrain. It is lit by one sun with hard shadows
+//! (any-hit rays) and written to a PNG; the summary line gives the rays cast
+//! and rays per second.
 
-use crate::render::{self, Camera, Light, World};
+use crate::render::{self, Camera, Lighting};
+use crate::scene_file::{LoadedScene, RenderObject};
 use raycast::{
-    affine_from_trs, vec3, Capsule, Cone, Cuboid, Cylinder, Hit, IVec3, Interval, Plane, Quat, Ray, RayCast,
-    Shape, Sphere, Torus, Transformed, Triangle, Vec3, VoxelVolume,
+    affine_from_trs, vec3, Capsule, Cone, Cuboid, Cylinder, IVec3, Plane, Quat, Shape, Sphere, Torus,
+    Transformed, Triangle, Vec3, VoxelVolume,
 };
 use std::path::Path;
 
-/// One object of the showcase: a placed shape and its colour.
-pub struct Object {
-    pub shape: Transformed<Shape>,
-    pub colour: Vec3,
-}
+/// The Stanford bunny, from the Stanford 3D Scanning Repository.
+const BUNNY_OBJ: &[u8] = include_bytes!("../../assets/meshes/bunny.obj");
 
-fn place(shape: impl Into<Shape>, t: Vec3, r: Quat, s: Vec3, colour: Vec3) -> Object {
+fn place(shape: impl Into<Shape>, t: Vec3, r: Quat, s: Vec3, colour: Vec3) -> RenderObject {
     // The transforms below are finite and invertible by construction.
     let m = affine_from_trs(t, r, s).expect("demo transform");
-    Object { shape: Transformed::new(shape.into(), m), colour }
+    RenderObject { shape: Transformed::new(shape.into(), m), colour, id: 0, mask: u32::MAX }
 }
 
-/// The showcase objects.
-pub fn showcase() -> Vec<Object> {
+/// The showcase objects, with ids in order.
+pub fn showcase() -> Vec<RenderObject> {
     let one = Vec3::ONE;
     let id = Quat::IDENTITY;
     let mut objects = vec![
@@ -71,6 +71,15 @@ pub fn showcase() -> Vec<Object> {
     for (p, q, r) in [(a, b, c), (a, c, d)] {
         objects.push(place(Triangle::new(p, q, r), Vec3::ZERO, id, one, vec3(0.95, 0.85, 0.55)));
     }
+    // The Stanford bunny (Stanford 3D Scanning Repository), scaled to ~2 m.
+    let bunny = raycast::mesh::load_obj(BUNNY_OBJ).expect("the embedded bunny parses");
+    objects.push(place(
+        bunny,
+        vec3(-6.6, -0.66, 0.2),
+        Quat::from_rotation_y(0.3),
+        Vec3::splat(20.0),
+        vec3(0.86, 0.62, 0.42),
+    ));
     // A voxel terrain: columns of a height field on a 0.25 grid.
     let mut cells = Vec::new();
     for i in 0..14 {
@@ -84,31 +93,27 @@ pub fn showcase() -> Vec<Object> {
     let terrain =
         VoxelVolume::from_cells(Vec3::splat(0.25), vec3(3.3, 0.0, 1.6), cells).expect("demo voxels");
     objects.push(place(terrain, Vec3::ZERO, id, one, vec3(0.45, 0.7, 0.3)));
+    for (i, o) in objects.iter_mut().enumerate() {
+        o.id = i as u32;
+    }
     objects
 }
 
-/// Closest hit over the objects, with the colour of the object hit.
-fn cast(objects: &[Object], ray: &Ray) -> Option<(Hit, Vec3)> {
-    let mut best: Option<(Hit, Vec3)> = None;
-    for o in objects {
-        let range = Interval::new(0.0, best.map_or(f32::INFINITY, |(h, _)| h.t));
-        if let Some(h) = o.shape.cast(ray, range) {
-            best = Some((h, o.colour));
-        }
+/// The showcase scene: the objects, the camera and one sun.
+pub fn scene() -> LoadedScene {
+    LoadedScene {
+        camera: Camera { eye: vec3(-0.9, 5.0, 12.5), target: vec3(-0.6, 0.9, 0.4), up: Vec3::Y, fov_y: 47.0 },
+        lighting: Lighting::sun(vec3(-0.45, 0.8, 0.55), 0.22),
+        size: (1280, 720),
+        camera_mask: u32::MAX,
+        shadow_mask: u32::MAX,
+        objects: showcase(),
     }
-    best
 }
 
-/// Renders the showcase to `output` and prints the summary line.
-pub fn run(output: &Path, width: u32, height: u32) -> Result<String, String> {
-    let objects = showcase();
-    let cast = |r: &Ray| cast(&objects, r);
-    let occluded = |r: &Ray, range: Interval| objects.iter().any(|o| o.shape.hits(r, range));
-    let world = World { cast: &cast, occluded: &occluded };
-    let camera = Camera { eye: vec3(1.0, 6.0, 12.0), target: vec3(0.8, 0.5, 0.8), up: Vec3::Y, fov_y: 45.0 };
-    let light = Light { toward: vec3(-0.45, 0.8, 0.55), ambient: 0.22 };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let image = render::render(&world, &camera, &light, width, height, threads);
+/// Renders the showcase to `output` and returns the summary line.
+pub fn run(output: &Path, width: u32, height: u32, threads: usize) -> Result<String, String> {
+    let image = scene().render((width, height), threads, &|_| ());
     render::write_png(&image, output)?;
     Ok(render::summary(&image, output))
 }
@@ -132,10 +137,11 @@ mod tests {
                 Shape::Plane(_) => "plane",
                 Shape::Torus(_) => "torus",
                 Shape::Voxels(_) => "voxels",
+                Shape::Mesh(_) => "mesh",
                 _ => "other",
             })
             .collect();
-        for k in ["sphere", "cuboid", "cylinder", "cone", "capsule", "triangle", "plane", "torus", "voxels"] {
+        for k in ["sphere", "cuboid", "cylinder", "cone", "capsule", "triangle", "plane", "torus", "voxels", "mesh"] {
             assert!(kinds.contains(k), "{k} missing");
         }
     }
@@ -143,7 +149,7 @@ mod tests {
     #[test]
     fn renders_a_small_picture() {
         let path = std::env::temp_dir().join(format!("raycast-demo-test-{}.png", std::process::id()));
-        let line = run(&path, 64, 36).unwrap();
+        let line = run(&path, 64, 36, 2).unwrap();
         assert!(line.contains("rays") && line.contains("Mrays/s"), "{line}");
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(&bytes[1..4], b"PNG");

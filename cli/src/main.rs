@@ -3,6 +3,7 @@
 mod demo;
 mod query;
 mod render;
+mod scene_file;
 
 use clap::{Parser, Subcommand};
 use std::io::{BufReader, IsTerminal};
@@ -30,6 +31,26 @@ enum Command {
         /// Image height in pixels.
         #[arg(long, default_value_t = 720)]
         height: u32,
+        /// Worker threads (default: every core).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Render a JSON scene file to PNG (the format: `docs/scene-format.md`).
+    Render {
+        /// The scene file.
+        scene: PathBuf,
+        /// Where to write the PNG.
+        #[arg(short, long, default_value = "raycast-render.png")]
+        output: PathBuf,
+        /// Image width in pixels (default: the scene's, else 960).
+        #[arg(long)]
+        width: Option<u32>,
+        /// Image height in pixels (default: the scene's, else 540).
+        #[arg(long)]
+        height: Option<u32>,
+        /// Worker threads (default: every core).
+        #[arg(long)]
+        threads: Option<usize>,
     },
     /// Answer JSON-lines queries from FILE (or stdin), one result per line.
     Query {
@@ -40,20 +61,64 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let default = Command::Demo { output: PathBuf::from("raycast-demo.png"), width: 1280, height: 720 };
+    let default =
+        Command::Demo { output: PathBuf::from("raycast-demo.png"), width: 1280, height: 720, threads: None };
     match cli.command.unwrap_or(default) {
-        Command::Demo { output, width, height } => match demo::run(&output, width.max(1), height.max(1)) {
-            Ok(line) => {
-                println!("{line}");
-                ExitCode::SUCCESS
+        Command::Demo { output, width, height, threads } => {
+            match demo::run(&output, width.max(1), height.max(1), threads.unwrap_or_else(cores)) {
+                Ok(line) => {
+                    println!("{line}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("raycast demo: {e}");
+                    ExitCode::FAILURE
+                }
             }
-            Err(e) => {
-                eprintln!("raycast demo: {e}");
-                ExitCode::FAILURE
+        }
+        Command::Render { scene, output, width, height, threads } => {
+            match run_render(&scene, &output, width, height, threads.unwrap_or_else(cores)) {
+                Ok(line) => {
+                    println!("{line}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("raycast render: {e}");
+                    ExitCode::FAILURE
+                }
             }
-        },
+        }
         Command::Query { file } => run_query(file),
     }
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// `raycast render`: a progress bar on a terminal, none when piped.
+fn run_render(
+    scene: &std::path::Path,
+    output: &std::path::Path,
+    width: Option<u32>,
+    height: Option<u32>,
+    threads: usize,
+) -> Result<String, String> {
+    let loaded = scene_file::load(scene)?;
+    let size = (width.unwrap_or(loaded.size.0).max(1), height.unwrap_or(loaded.size.1).max(1));
+    let bar = if std::io::stderr().is_terminal() {
+        let bar = indicatif::ProgressBar::new(u64::from(size.1));
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} rows {elapsed}") {
+            bar.set_style(style);
+        }
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let image = loaded.render(size, threads.max(1), &|rows| bar.inc(rows));
+    bar.finish_and_clear();
+    render::write_png(&image, output)?;
+    Ok(render::summary(&image, output))
 }
 
 /// `raycast query [FILE]`: exit status 0 when every line succeeded, 1 otherwise.

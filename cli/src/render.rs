@@ -1,5 +1,6 @@
-//! A small ray-traced renderer: a pinhole camera, Lambert shading from one
-//! directional light, hard shadows from any-hit rays, and a sky gradient.
+//! A small ray-traced renderer: a pinhole camera, Lambert shading from
+//! directional lights with hard shadows from any-hit rays, optional ambient
+//! occlusion (more any-hit rays over the hemisphere), and a sky gradient.
 //!
 //! It knows nothing about what it renders: the caller passes a closest-hit
 //! query (`cast`) and an occlusion query (`occluded`), so the same code draws
@@ -46,12 +47,43 @@ pub struct World<'a> {
     pub occluded: &'a (dyn Fn(&Ray, Interval) -> bool + Sync),
 }
 
-/// Lighting of a render.
+/// A directional light (a sun).
 #[derive(Clone, Copy, Debug)]
 pub struct Light {
-    /// Direction *toward* the light (normalised here).
+    /// Direction *toward* the light (normalised by the renderer).
     pub toward: Vec3,
-    pub ambient: f32,
+    /// Colour times intensity.
+    pub colour: Vec3,
+}
+
+/// Ambient occlusion: `samples` any-hit rays over the hemisphere, up to `distance`.
+#[derive(Clone, Copy, Debug)]
+pub struct Occlusion {
+    pub samples: u32,
+    pub distance: f32,
+}
+
+/// Everything that lights a picture.
+#[derive(Clone, Debug)]
+pub struct Lighting {
+    pub lights: Vec<Light>,
+    /// Light from everywhere (dimmed by ambient occlusion when it is on).
+    pub ambient: Vec3,
+    pub occlusion: Option<Occlusion>,
+    /// A flat background; `None` draws the sky gradient.
+    pub background: Option<Vec3>,
+}
+
+impl Lighting {
+    /// One white sun toward `toward` and a grey ambient term.
+    pub fn sun(toward: Vec3, ambient: f32) -> Self {
+        Self {
+            lights: vec![Light { toward, colour: Vec3::splat(1.0 - ambient) }],
+            ambient: Vec3::splat(ambient),
+            occlusion: None,
+            background: None,
+        }
+    }
 }
 
 /// A rendered picture (RGB, 8 bits) and what it cost.
@@ -63,12 +95,25 @@ pub struct Image {
     pub elapsed: Duration,
 }
 
-/// Renders `w × h` pixels on `threads` threads.
-pub fn render(world: &World, camera: &Camera, light: &Light, w: u32, h: u32, threads: usize) -> Image {
+/// Renders `w × h` pixels on `threads` threads; `progress` is called with the
+/// number of rows finished, from any thread, as bands complete.
+pub fn render(
+    world: &World,
+    camera: &Camera,
+    lighting: &Lighting,
+    size: (u32, u32),
+    threads: usize,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Image {
+    let (w, h) = size;
     let start = Instant::now();
     let rays = AtomicU64::new(0);
-    let mut rgb = vec![0u8; (w * h * 3) as usize];
-    let toward = light.toward.normalize();
+    let mut rgb = vec![0u8; (w as usize) * (h as usize) * 3];
+    let mut lighting = lighting.clone();
+    for l in &mut lighting.lights {
+        l.toward = l.toward.normalize_or(Vec3::Y);
+    }
+    let lighting = &lighting;
     let threads = threads.max(1);
     // Interleaved bands of 8 rows balance the load (the sky is cheaper than objects).
     let band_rows = 8usize;
@@ -87,10 +132,12 @@ pub fn render(world: &World, camera: &Camera, light: &Light, w: u32, h: u32, thr
                     for (k, px) in pixels.chunks_mut(3).enumerate() {
                         let y = (band * band_rows + k / w as usize) as u32;
                         let x = (k % w as usize) as u32;
-                        let (c, n) = shade(world, &camera.ray(x, y, w, h), toward, light.ambient);
+                        let seed = u64::from(y) << 32 | u64::from(x);
+                        let (c, n) = shade(world, &camera.ray(x, y, w, h), lighting, seed);
                         count += n;
                         px.copy_from_slice(&to_srgb8(c));
                     }
+                    progress((pixels.len() / 3 / w as usize) as u64);
                 }
                 rays.fetch_add(count, Ordering::Relaxed);
             });
@@ -99,26 +146,58 @@ pub fn render(world: &World, camera: &Camera, light: &Light, w: u32, h: u32, thr
     Image { width: w, height: h, rgb, rays: rays.into_inner(), elapsed: start.elapsed() }
 }
 
-/// The colour seen along `ray`, and how many rays it took (1 or 2).
-fn shade(world: &World, ray: &Ray, toward: Vec3, ambient: f32) -> (Vec3, u64) {
+/// The colour seen along `ray`, and how many rays it took.
+fn shade(world: &World, ray: &Ray, lighting: &Lighting, seed: u64) -> (Vec3, u64) {
     let Some((hit, albedo)) = (world.cast)(ray) else {
-        let up = ray.dir.normalize().y.clamp(-1.0, 1.0) * 0.5 + 0.5;
-        return (Vec3::new(0.93, 0.95, 1.0).lerp(Vec3::new(0.35, 0.55, 0.9), up), 1);
+        let sky = lighting.background.unwrap_or_else(|| {
+            let up = ray.dir.normalize().y.clamp(-1.0, 1.0) * 0.5 + 0.5;
+            Vec3::new(0.93, 0.95, 1.0).lerp(Vec3::new(0.35, 0.55, 0.9), up)
+        });
+        return (sky, 1);
     };
+    let mut rays = 1;
     // Shade the side the ray sees: the normal is outward, never flipped, so
     // a back face (inside of a shell, underside of a triangle) is turned here.
     let n = if hit.front_face { hit.normal } else { -hit.normal };
-    let lambert = n.dot(toward).max(0.0);
-    if lambert == 0.0 {
-        return (albedo * ambient, 1);
-    }
-    // Start the shadow ray a little off the surface, scaled to the point's
-    // magnitude, so it does not find the surface it starts on.
+    // Secondary rays start a little off the surface, scaled to the point's
+    // magnitude, so they do not find the surface they start on.
     let eps = 1e-4 * (1.0 + hit.point.abs().max_element());
-    let shadow = Ray::new(hit.point + n * eps, toward);
-    let lit = !(world.occluded)(&shadow, Interval::FORWARD);
-    let direct = if lit { lambert } else { 0.0 };
-    (albedo * (ambient + (1.0 - ambient) * direct), 2)
+    let start = hit.point + n * eps;
+    let mut light = lighting.ambient;
+    if let Some(ao) = lighting.occlusion.filter(|ao| ao.samples > 0) {
+        let (t, b) = n.any_orthonormal_pair();
+        let mut rng = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let mut open = 0;
+        for _ in 0..ao.samples {
+            // Cosine-weighted direction: a uniform point of the unit disk lifted onto the hemisphere.
+            let (r1, r2) = (next_unit(&mut rng), next_unit(&mut rng));
+            let (r, phi) = (r1.sqrt(), std::f32::consts::TAU * r2);
+            let d = t * (r * phi.cos()) + b * (r * phi.sin()) + n * (1.0 - r1).max(0.0).sqrt();
+            if !(world.occluded)(&Ray::new(start, d), Interval::new(0.0, ao.distance)) {
+                open += 1;
+            }
+        }
+        rays += u64::from(ao.samples);
+        light *= open as f32 / ao.samples as f32;
+    }
+    for l in &lighting.lights {
+        let lambert = n.dot(l.toward);
+        if lambert > 0.0 {
+            rays += 1;
+            if !(world.occluded)(&Ray::new(start, l.toward), Interval::FORWARD) {
+                light += l.colour * lambert;
+            }
+        }
+    }
+    (albedo * light, rays)
+}
+
+/// A uniform number in `[0, 1)` from a xorshift state.
+fn next_unit(state: &mut u64) -> f32 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    (*state >> 40) as f32 / (1u64 << 24) as f32
 }
 
 /// Linear colour to 8-bit sRGB.
@@ -181,9 +260,9 @@ mod tests {
         let never = |_: &Ray, _: Interval| false;
         let always = |_: &Ray, _: Interval| true;
         let cam = Camera { eye: vec3(0.0, 0.0, 5.0), target: Vec3::ZERO, up: Vec3::Y, fov_y: 40.0 };
-        let light = Light { toward: vec3(0.0, 0.0, 1.0), ambient: 0.1 };
-        let lit = render(&World { cast: &cast, occluded: &never }, &cam, &light, 9, 9, 2);
-        let dark = render(&World { cast: &cast, occluded: &always }, &cam, &light, 9, 9, 1);
+        let light = Lighting::sun(vec3(0.0, 0.0, 1.0), 0.1);
+        let lit = render(&World { cast: &cast, occluded: &never }, &cam, &light, (9, 9), 2, &|_| ());
+        let dark = render(&World { cast: &cast, occluded: &always }, &cam, &light, (9, 9), 1, &|_| ());
         let px = |img: &Image, x: u32, y: u32| img.rgb[((y * 9 + x) * 3) as usize];
         assert_eq!(px(&lit, 4, 4), 255);
         assert!(px(&dark, 4, 4) < 100);

@@ -1,6 +1,8 @@
 //! Shared helpers for the peer comparison binaries in `src/bin/`.
 
+pub mod meshes;
 pub mod prims;
+pub mod scene_gen;
 
 use std::time::Instant;
 

@@ -32,12 +32,14 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 mod aabb;
+pub mod bvh;
 mod error;
 pub mod grid;
 mod hit;
 pub mod mesh;
 pub mod numeric;
 mod ray;
+pub mod scene;
 pub mod shapes;
 
 pub use aabb::Aabb;
@@ -46,6 +48,7 @@ pub use grid::{ChunkedVoxels, Grid, GridWalk, Step, VoxelVolume};
 pub use hit::{Hit, Part, Span};
 pub use mesh::TriMesh;
 pub use ray::{Interval, Ray};
+pub use scene::{Filter, ObjectKey, Scene, SceneObject, Verdict};
 pub use shapes::{
     affine_from_trs, Capsule, Cone, ConvexSolid, Cuboid, Cylinder, Plane, RayCast, Shape, Solid, Sphere,
     Torus, Transformed, Triangle,

@@ -56,6 +56,54 @@ pub fn quadratic_roots(a: f32, b: f32, c: f32, disc: f32) -> (f32, f32) {
     }
 }
 
+/// An [`Interval`](crate::Interval) as f64 bounds, for testing the f64
+/// parameters of the quadric kernels without rounding each to f32 first.
+///
+/// `[min, max]` is clamped to the finite f32 range, and a NaN end makes it
+/// empty. Rounding to f32 is monotonic and the ends are f32 values, so
+/// `lo <= t <= hi` implies that `t as f32` lies in `[min, max]` and is
+/// finite. (A `t` just outside an end that would round onto it is left out:
+/// the exact crossing is outside the interval.)
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bounds64 {
+    lo: f64,
+    hi: f64,
+}
+
+/// `f32::MAX` in f64: the largest `|t|` whose f32 rounding is finite (up to
+/// the half-ulp band above it, which is treated as out of range).
+pub(crate) const F32_MAX: f64 = f32::MAX as f64;
+
+impl Bounds64 {
+    /// The bounds of `range`.
+    #[inline(always)]
+    pub(crate) fn new(range: crate::Interval) -> Self {
+        let (min, max) = (f64::from(range.min), f64::from(range.max));
+        // NaN fails both comparisons: lo = +∞ (or hi = −∞), an empty range.
+        let lo = if min >= -F32_MAX { min } else if min < -F32_MAX { -F32_MAX } else { f64::INFINITY };
+        let hi = if max <= F32_MAX { max } else if max > F32_MAX { F32_MAX } else { f64::NEG_INFINITY };
+        Self { lo, hi }
+    }
+
+    /// `lo <= t <= hi` (false for NaN).
+    #[inline(always)]
+    pub(crate) fn contains(self, t: f64) -> bool {
+        (self.lo <= t) & (t <= self.hi)
+    }
+}
+
+/// Relative slack of the f64 "does the line touch the round surface" tests
+/// of the quadric kernels: a squared half chord `h² = r² − l²` (`l` the
+/// distance from the centre or axis to the line) counts as touching when
+/// `h² >= −TOUCH_REL·r²`, i.e. `l <= r·(1 + ε/2)`.
+///
+/// In f64 the test is exact to ~1e-16 for the given f32 values, but inputs
+/// written as tangent (an origin at `(0.6, y, 0.8)` on a unit cylinder) are
+/// off by their own f32 rounding, ~ε/2 relative; such a ray is meant to touch
+/// and did touch with the f32 kernels. A line accepted this way is at most
+/// ~6e-8·r from the surface, far below the exactness target.
+pub(crate) const TOUCH_REL: f64 = f32::EPSILON as f64;
+
 /// The next f32 above `x` (towards +∞); `x` itself for +∞ and NaN.
 #[inline]
 pub fn next_up(x: f32) -> f32 {

@@ -171,3 +171,117 @@ proptest! {
         prop_assert_eq!(p.map(|p| (p.cell, p.t)), h.map(|h| (h.cell, h.t)));
     }
 }
+
+/// Deterministic xorshift in [0, 1).
+fn unit(s: &mut u64) -> f32 {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    (*s >> 40) as f32 / (1u64 << 24) as f32
+}
+
+/// Like [`check`] for many rays on one (large) volume: the dense volume and
+/// the chunked world against the slab test of every solid cell. Returns the
+/// number of rays that hit.
+fn check_many(cells: &[IVec3], size: Vec3, origin: Vec3, rays: &[Ray], range: Interval) -> usize {
+    let grid = Grid::<3>::new(size, origin);
+    let dense = VoxelVolume::from_cells(size, origin, cells.iter().copied()).unwrap();
+    let chunked = ChunkedVoxels::from_cells(size, origin, cells.iter().copied()).unwrap();
+    let mut hits = 0;
+    for ray in rays {
+        let brute: Vec<(f64, IVec3)> =
+            cells.iter().filter_map(|&c| slab(&grid, c, ray, range).map(|t| (t, c))).collect();
+        let best = brute.iter().map(|b| b.0).fold(f64::INFINITY, f64::min);
+        let scale = 1.0
+            + f64::from(ray.origin.abs().max_element())
+            + best.abs() * f64::from(ray.dir.abs().max_element());
+        let tied: Vec<IVec3> =
+            brute.iter().filter(|b| (b.0 - best).abs() <= 1e-9 * scale).map(|b| b.1).collect();
+        let d = dense.cast_cell(ray, range);
+        let c = chunked.cast_cell(ray, range);
+        let ctx = format!("{ray:?} {range:?} size {size} origin {origin}");
+        assert_eq!(d, c, "dense vs chunked: {ctx}");
+        match d {
+            None => assert!(brute.is_empty(), "{ctx}: missed {tied:?} at {best}"),
+            Some(h) => {
+                hits += 1;
+                assert!(
+                    tied.contains(&h.cell),
+                    "{ctx}: hit {} at {}, brute force {tied:?} at {best}",
+                    h.cell,
+                    h.t
+                );
+                assert!((f64::from(h.t) - best).abs() <= 1e-6 * scale, "{ctx}: t {} vs {best}", h.t);
+            }
+        }
+    }
+    hits
+}
+
+/// Long rays (1000+ cells) through large volumes, against brute force: a
+/// sparse random volume crossed lengthwise, a height field grazed from above
+/// (long runs of empty bricks and chunks between surface bricks), and the
+/// same on a grid with non-unit, unequal cells and an offset origin; rays
+/// from random points and from lattice points along lattice directions
+/// (exact ties at cell, brick and chunk edges and corners).
+#[test]
+fn long_rays_through_large_volumes_match_brute_force() {
+    let mut s = 0x9e37_79b9_7f4a_7c15u64;
+    // Sparse: 1600 × 40 × 40 cells, 0.1% solid.
+    let mut sparse = Vec::new();
+    for _ in 0..2500 {
+        sparse.push(ivec3(
+            (unit(&mut s) * 1600.0) as i32,
+            (unit(&mut s) * 40.0) as i32,
+            (unit(&mut s) * 40.0) as i32,
+        ));
+    }
+    // Height field: 1200 × 8 columns, heights 2..12.
+    let mut terrain = Vec::new();
+    for x in 0..1200 {
+        for z in 0..8 {
+            let h =
+                7.0 + 3.0 * (x as f32 * 0.01).sin() * (z as f32 * 0.3).cos() + 2.0 * (x as f32 * 0.07).sin();
+            for y in 0..h as i32 {
+                terrain.push(ivec3(x, y, z));
+            }
+        }
+    }
+    // Along ±x with small slopes: 1000+ cells before a hit or the far end.
+    let long = |s: &mut u64, n: usize, len: f32, y: (f32, f32), z: (f32, f32), dy: (f32, f32), dz: f32| {
+        (0..n)
+            .map(|i| {
+                let dir = if i % 2 == 0 { 1.0 } else { -1.0 };
+                let o = vec3(
+                    if dir > 0.0 { -3.0 } else { len + 3.0 },
+                    y.0 + unit(s) * (y.1 - y.0),
+                    z.0 + unit(s) * (z.1 - z.0),
+                );
+                Ray::new(o, vec3(dir, dy.0 + unit(s) * (dy.1 - dy.0), (unit(s) - 0.5) * dz))
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut sparse_rays = long(&mut s, 60, 1600.0, (1.0, 39.0), (1.0, 39.0), (-0.015, 0.015), 0.03);
+    // Grazing the height field from just above its top, slowly descending.
+    let mut terrain_rays = long(&mut s, 60, 1200.0, (9.0, 14.0), (0.5, 7.5), (-0.008, 0.0), 0.004);
+    for k in 0..24 {
+        // Lattice points and lattice directions: edges and corners exactly.
+        let o = vec3((k * 7 % 40) as f32 - 3.0, (k % 9) as f32 + 8.0, (k % 5) as f32);
+        let d =
+            [vec3(1.0, -1.0, 0.0), vec3(4.0, -1.0, 1.0), vec3(16.0, -1.0, 0.0), vec3(64.0, -1.0, 1.0)][k % 4];
+        let r = Ray::new(o, d * if k % 8 < 4 { 1.0 } else { 0.5 });
+        sparse_rays.push(r);
+        terrain_rays.push(r);
+    }
+    let range = Interval::new(0.0, 2000.0);
+    for (cells, rays) in [(&sparse, &sparse_rays), (&terrain, &terrain_rays)] {
+        let hits = check_many(cells, Vec3::ONE, Vec3::ZERO, rays, range);
+        assert!(hits > 10 && hits < rays.len(), "{hits} hits");
+        // The same on a grid with unequal non-unit cells and an offset
+        // origin, the rays mapped to cross about the same cells.
+        let (size, origin) = (vec3(0.5, 0.75, 1.25), vec3(-0.25, 0.5, 3.0));
+        let mapped: Vec<Ray> =
+            rays.iter().map(|r| Ray::new(origin + r.origin * size, r.dir * size)).collect();
+        check_many(cells, size, origin, &mapped, range);
+    }
+}

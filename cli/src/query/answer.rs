@@ -1,6 +1,6 @@
 //! Answering one parsed query, and the JSON form of the answers.
 
-use super::build::{Object, Placed};
+use super::build::Placed;
 use raycast::{Hit, Interval, Ray, RayCast, Span};
 use serde_json::{json, Map, Value};
 
@@ -34,42 +34,6 @@ pub fn span(p: &Placed, ray: &Ray) -> Option<Option<Span>> {
             Some(Span { enter: t.to_world(ray, s.enter), exit: t.to_world(ray, s.exit) })
         }),
     }
-}
-
-fn candidates<'a>(objects: &'a [Object], mask: u32) -> impl Iterator<Item = &'a Object> + 'a {
-    objects.iter().filter(move |o| o.mask & mask != 0)
-}
-
-fn tag(mut h: Hit, id: u32) -> Hit {
-    h.object = Some(id);
-    h
-}
-
-/// Closest hit over the candidate objects (brute force; ties keep the first).
-pub fn scene_cast(objects: &[Object], mask: u32, ray: &Ray, range: Interval) -> Option<Hit> {
-    let mut best: Option<Hit> = None;
-    for o in candidates(objects, mask) {
-        let r = best.map_or(range, |b| range.with_max(b.t));
-        if let Some(h) = cast(&o.placed, ray, r) {
-            if best.is_none_or(|b| h.t < b.t) {
-                best = Some(tag(h, o.id));
-            }
-        }
-    }
-    best
-}
-
-pub fn scene_any(objects: &[Object], mask: u32, ray: &Ray, range: Interval) -> bool {
-    candidates(objects, mask).any(|o| any(&o.placed, ray, range))
-}
-
-pub fn scene_all(objects: &[Object], mask: u32, ray: &Ray, range: Interval) -> Vec<Hit> {
-    let mut hits = Vec::new();
-    for o in candidates(objects, mask) {
-        hits.extend(all(&o.placed, ray, range).into_iter().map(|h| tag(h, o.id)));
-    }
-    hits.sort_by(|a, b| a.t.total_cmp(&b.t));
-    hits
 }
 
 fn vec3_json(v: raycast::Vec3) -> Value {

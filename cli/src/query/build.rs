@@ -4,7 +4,7 @@
 use super::wire::{CellSize, Scale, WireObject, WireRay, WireShape, WireTransform};
 use raycast::{
     affine_from_trs, Affine3A, Capsule, ChunkedVoxels, Cone, Cuboid, Cylinder, IVec3, Plane, Quat, Ray,
-    Shape, ShapeError, Sphere, Torus, Transformed, TriMesh, Triangle, Vec3, VoxelVolume,
+    Scene, SceneObject, Shape, ShapeError, Sphere, Torus, Transformed, TriMesh, Triangle, Vec3, VoxelVolume,
 };
 use std::sync::Arc;
 
@@ -57,7 +57,28 @@ pub fn shape(s: WireShape, prefix: &str) -> Result<Shape, String> {
             Shape::Mesh(Arc::new(mesh(vertices, triangles, path, prefix)?))
         }
         WireShape::Voxels { cell_size, origin, cells } => voxels(cell_size, origin, cells, prefix)?,
+        WireShape::Vox { path, cell_size, origin, model } => vox(&path, cell_size, origin, model, prefix)?,
     })
+}
+
+/// One model of a MagicaVoxel file.
+fn vox(
+    path: &str,
+    cell_size: Option<CellSize>,
+    origin: Option<[f32; 3]>,
+    model: Option<usize>,
+    prefix: &str,
+) -> Result<Shape, String> {
+    let size =
+        cell_size_vec(&cell_size.unwrap_or(CellSize::Uniform(1.0)), 3, &format!("{prefix}.cell_size"))?;
+    let mut models =
+        VoxelVolume::load_vox(path, Vec3::new(size[0], size[1], size[2]), origin.map_or(Vec3::ZERO, v3))
+            .map_err(|e| e.within(prefix).to_string())?;
+    let k = model.unwrap_or(0);
+    if k >= models.len() {
+        return Err(format!("{prefix}.model: {path} has {} models, asked for model {k}", models.len()));
+    }
+    Ok(models.swap_remove(k).into())
 }
 
 /// A volume from a cell list: dense over the cells' bounding box when that is
@@ -102,7 +123,9 @@ fn mesh(
         (Some(v), Some(t), None) => {
             TriMesh::try_new(v.into_iter().map(v3).collect(), t).map_err(|e| e.within(prefix).to_string())
         }
-        (None, None, Some(p)) => Err(format!("{prefix}.path {p}: loading mesh files is not supported yet")),
+        // Relative to the working directory. The error names the field, then
+        // the loader's `FILE: line N: problem`.
+        (None, None, Some(p)) => raycast::mesh::load(&p).map_err(|e| format!("{prefix}.path: {e}")),
         _ => Err(format!("{prefix}: a mesh needs either `vertices` and `triangles`, or `path`")),
     }
 }
@@ -135,19 +158,20 @@ pub fn placed(
     })
 }
 
-/// A scene object of the protocol.
-pub struct Object {
-    pub placed: Placed,
-    pub id: u32,
-    pub mask: u32,
-}
-
-pub fn objects(list: Vec<WireObject>) -> Result<Vec<Object>, String> {
-    list.into_iter()
+/// The scene of a query's `objects`, its tree built once. Errors name the
+/// object (`objects[3].shape.radius`); an object without `id` gets its index.
+pub fn objects(list: Vec<WireObject>) -> Result<Scene, String> {
+    let objects = list
+        .into_iter()
         .enumerate()
         .map(|(i, o)| {
-            let placed = placed(o.shape, o.transform.as_ref(), &format!("objects[{i}]."))?;
-            Ok(Object { placed, id: o.id.unwrap_or(i as u32), mask: o.mask.unwrap_or(u32::MAX) })
+            let placed = match placed(o.shape, o.transform.as_ref(), &format!("objects[{i}]."))? {
+                // The identity placement: the scene casts such an object's shape directly.
+                Placed::Local(s) => Transformed::new(s, Affine3A::IDENTITY),
+                Placed::World(t) => t,
+            };
+            Ok(SceneObject { placed, id: o.id.unwrap_or(i as u32), mask: o.mask.unwrap_or(u32::MAX) })
         })
-        .collect()
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(Scene::from_objects(objects))
 }

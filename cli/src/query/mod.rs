@@ -5,15 +5,15 @@
 //! field, and the stream goes on with the next line.
 
 mod answer;
-mod build;
+pub(crate) mod build;
 mod traverse;
-mod wire;
+pub(crate) mod wire;
 
 use serde_json::{json, Map, Value};
 use std::io::{BufRead, Write};
 use wire::{Op, Query};
 
-use raycast::Interval;
+use raycast::{Filter, Interval};
 
 /// Answers every line of `input` on `output`. Returns how many lines failed.
 pub fn run(input: impl BufRead, mut output: impl Write, flush_each_line: bool) -> std::io::Result<usize> {
@@ -120,15 +120,13 @@ fn answer(q: Query) -> Result<Value, String> {
             if q.transform.is_some() {
                 return Err("transform: a scene query places each object with its own transform".into());
             }
-            let objects = build::objects(objects)?;
-            let mask = q.mask.unwrap_or(u32::MAX);
+            let scene = build::objects(objects)?;
+            let filter = Filter::default().with_mask(q.mask.unwrap_or(u32::MAX));
             Ok(match op {
-                Op::Cast => {
-                    json!({ "hit": answer::scene_cast(&objects, mask, &ray, range).as_ref().map(answer::hit_json) })
-                }
-                Op::Any => json!({ "hit": answer::scene_any(&objects, mask, &ray, range) }),
+                Op::Cast => json!({ "hit": scene.cast(&ray, range, &filter).as_ref().map(answer::hit_json) }),
+                Op::Any => json!({ "hit": scene.hits(&ray, range, &filter) }),
                 Op::All => {
-                    json!({ "hits": answer::scene_all(&objects, mask, &ray, range).iter().map(answer::hit_json).collect::<Vec<_>>() })
+                    json!({ "hits": scene.cast_all(&ray, range, &filter).iter().map(answer::hit_json).collect::<Vec<_>>() })
                 }
                 Op::Span => return Err("op span is not defined for a scene (`objects`)".into()),
                 Op::Traverse => unreachable!("handled above"),

@@ -138,6 +138,17 @@ pub enum WireShape {
         origin: Option<[f32; 3]>,
         cells: Vec<[i32; 3]>,
     },
+    /// A MagicaVoxel `.vox` model (an extension beyond DESIGN §6, used by
+    /// scene files): `model` picks one of the file's models (default 0).
+    Vox {
+        path: String,
+        #[serde(default)]
+        cell_size: Option<CellSize>,
+        #[serde(default)]
+        origin: Option<[f32; 3]>,
+        #[serde(default)]
+        model: Option<usize>,
+    },
 }
 
 /// A number (every axis) or one per axis.

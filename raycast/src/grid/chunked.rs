@@ -1,27 +1,38 @@
 //! [`ChunkedVoxels`]: an unbounded sparse voxel world, chunks of 16³ bits in
 //! a hash map.
 //!
-//! A ray walks the cells with the exact supercover walk, but skips empty
-//! space a chunk at a time: when the walk is in a cell whose chunk is absent,
-//! it jumps to just before the chunk's exit. The exit time `T` is computed in
-//! `f64` (slab exit of the chunk's box) and the walk restarts at an `f32`
-//! `t_r < T` strictly (rounded down past the `f64` error bound), with `t_r`
-//! after the current step. Every point of the line between the current step
-//! and `T` lies in that chunk's closed box, and every cell it touches there
-//! belongs to the chunk (the line cannot touch a neighbour's cell without
-//! crossing the chunk's boundary first, which happens at `T` at the
-//! earliest), so nothing solid is skipped; from `t_r` the exact walk
-//! decides the crossing at `T` (edges and corners included) as if it had
-//! never jumped. The cost is one restart per empty chunk crossed instead of
-//! one step per cell.
+//! # Layout
+//! A chunk is 4³ bricks of 4³ cells, one `u64` per brick (bit
+//! `x | y<<2 | z<<4` within the brick, brick `bx | by<<2 | bz<<4` within the
+//! chunk), so an empty brick is a zero word. Chunks are keyed by
+//! `cell >> 4` with a small multiplicative hash ([`KeyHasher`]).
+//!
+//! # Cast
+//! The exact supercover walk is driven in place ([`GridWalk::drive`]) with
+//! the last chunk looked up cached. Empty space is skipped on two levels
+//! with [`GridWalk::skip_empty`], which walks a coarse grid exactly (a
+//! coarse DDA whose planes are planes of the cell grid, with the walk's own
+//! tie filter) and then moves the cell walk to just before the first block
+//! that is not empty:
+//! - a cell in an absent chunk: walk the chunk grid (one hash lookup per
+//!   chunk crossed) until a stored chunk, so a long ray through empty space
+//!   costs per chunk, not per cell;
+//! - a cell in an empty brick of a stored chunk, [`SKIP_AFTER`] times in a
+//!   row: walk the brick grid until a non-empty brick.
+//!
+//! The coarse walks never decide a tie: where two block crossings are within
+//! rounding of each other they stop before it and the exact cell walk takes
+//! it, so edges and corners of chunks and bricks come out as in the plain walk.
 
-use super::voxels::{clip_cells, round_down, VoxelHit};
-use super::walk::{GridWalk, CELL_LIMIT};
+use super::voxels::{clip_cells, hit_in, VoxelHit};
+use super::walk::Flow;
+use super::walk::{GridWalk, Step, CELL_LIMIT};
 use super::Grid;
 use crate::shapes::RayCast;
 use crate::{Aabb, Hit, Interval, Ray, ShapeError};
 use glam::{IVec3, Vec3};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// log2 of the chunk edge in cells.
 pub const CHUNK_BITS: u32 = 4;
@@ -29,9 +40,46 @@ pub const CHUNK_BITS: u32 = 4;
 pub const CHUNK_SIZE: i32 = 1 << CHUNK_BITS;
 const WORDS: usize = (CHUNK_SIZE * CHUNK_SIZE * CHUNK_SIZE / 64) as usize;
 
-/// Jump over an empty chunk only when more than this many cells of it are
-/// ahead: a restart costs about as much as a few dozen cell steps.
-const SKIP_MIN_CELLS: f64 = 6.0;
+/// Steps in empty bricks (of stored chunks) before walking the brick grid;
+/// see the dense volume's constant of the same name.
+const SKIP_AFTER: u32 = 2;
+
+/// Hasher for chunk keys (three `i32` from the world's own coordinates, not
+/// adversarial): each word is mixed in by a rotate, xor and multiply by the
+/// 64-bit golden ratio, and `finish` folds the high bits down so that both
+/// the table's bucket bits (low) and tag bits (high) vary. A few cycles
+/// instead of SipHash's few dozen, which matters when a ray looks up one
+/// chunk per chunk crossed.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct KeyHasher(u64);
+
+impl KeyHasher {
+    #[inline(always)]
+    fn mix(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(23) ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+impl Hasher for KeyHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.mix(u64::from(b));
+        }
+    }
+
+    #[inline(always)]
+    fn write_i32(&mut self, v: i32) {
+        self.mix(u64::from(v as u32));
+    }
+
+    #[inline(always)]
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 32)
+    }
+}
+
+type ChunkMap = HashMap<IVec3, Box<Chunk>, BuildHasherDefault<KeyHasher>>;
 
 /// One chunk: 16³ bits and how many are set.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,18 +107,21 @@ struct Chunk {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChunkedVoxels {
     grid: Grid<3>,
-    chunks: HashMap<IVec3, Box<Chunk>>,
+    chunks: ChunkMap,
     count: usize,
     /// Bounds (inclusive, in chunks) of every chunk ever stored.
     lo: IVec3,
     hi: IVec3,
 }
 
+/// Chunk key, word (brick within the chunk) and bit (cell within the brick)
+/// of `cell` (module docs).
 #[inline(always)]
-fn split(cell: IVec3) -> (IVec3, usize) {
-    let key = cell >> CHUNK_BITS as i32;
-    let r = cell & (CHUNK_SIZE - 1);
-    (key, (r.x | r.y << CHUNK_BITS | r.z << (2 * CHUNK_BITS)) as usize)
+fn split(cell: [i32; 3]) -> (IVec3, usize, u32) {
+    let key = IVec3::new(cell[0] >> CHUNK_BITS, cell[1] >> CHUNK_BITS, cell[2] >> CHUNK_BITS);
+    let w = ((cell[0] >> 2) & 3) | ((cell[1] >> 2) & 3) << 2 | ((cell[2] >> 2) & 3) << 4;
+    let b = (cell[0] & 3) | (cell[1] & 3) << 2 | (cell[2] & 3) << 4;
+    (key, w as usize, b as u32)
 }
 
 impl ChunkedVoxels {
@@ -81,7 +132,7 @@ impl ChunkedVoxels {
     pub fn try_new(cell_size: Vec3, origin: Vec3) -> Result<Self, ShapeError> {
         Ok(Self {
             grid: Grid::<3>::try_new(cell_size, origin)?,
-            chunks: HashMap::new(),
+            chunks: ChunkMap::default(),
             count: 0,
             lo: IVec3::MAX,
             hi: IVec3::MIN,
@@ -136,8 +187,8 @@ impl ChunkedVoxels {
     /// Whether `cell` is solid.
     #[inline]
     pub fn get(&self, cell: IVec3) -> bool {
-        let (key, i) = split(cell);
-        self.chunks.get(&key).is_some_and(|c| c.bits[i >> 6] & (1 << (i & 63)) != 0)
+        let (key, w, b) = split(cell.to_array());
+        self.chunks.get(&key).is_some_and(|c| c.bits[w] >> b & 1 != 0)
     }
 
     /// Makes `cell` solid or empty; returns false (and does nothing) for a
@@ -146,8 +197,8 @@ impl ChunkedVoxels {
         if cell.min_element() < -CELL_LIMIT || cell.max_element() >= CELL_LIMIT {
             return false;
         }
-        let (key, i) = split(cell);
-        let (w, m) = (i >> 6, 1u64 << (i & 63));
+        let (key, w, b) = split(cell.to_array());
+        let m = 1u64 << b;
         if solid {
             let chunk =
                 self.chunks.entry(key).or_insert_with(|| Box::new(Chunk { bits: [0; WORDS], count: 0 }));
@@ -184,63 +235,76 @@ impl ChunkedVoxels {
         let lo_cell = self.lo << CHUNK_BITS as i32;
         let hi_cell = (self.hi << CHUNK_BITS as i32) + (CHUNK_SIZE - 1);
         let range = clip_cells(&self.grid, ray, range, lo_cell, hi_cell)?;
-        let mut walk = GridWalk::<3>::new(&self.grid, ray, range, true).max_steps(u32::MAX);
+        let mut w = GridWalk::<3>::new(&self.grid, ray, range, true).max_steps(u32::MAX);
+        if !w.begin() {
+            return None;
+        }
+        let start = w.cell();
+        if self.get(IVec3::from_array(start)) {
+            return Some(VoxelHit { cell: IVec3::from_array(start), t: range.min, face: None });
+        }
+        let neg = w.neg_bits();
         // The chunk of the last lookup, cached (most steps stay in one chunk).
         let mut cached: (IVec3, Option<&Chunk>) = (IVec3::MAX, None);
-        while let Some(step) = walk.next() {
-            for (cell, face) in step.entries() {
-                let (key, i) = split(IVec3::from_array(cell));
+        let mut found = (0u8, 0.0f64, [0i32; 3]);
+        let mut empty_run = 0u32;
+        let mut level = 0u32;
+        loop {
+            let flow = w.drive(|axes, t, cell| {
+                if axes & axes.wrapping_sub(1) != 0 {
+                    // An edge or corner group: test its cells in step order.
+                    empty_run = 0;
+                    if hit_in(&Step::from_parts(cell, axes, neg, 0.0), |c| self.get(IVec3::from_array(c)))
+                        .is_some()
+                    {
+                        found = (axes, t, cell);
+                        return Flow::Stop;
+                    }
+                    return Flow::Go;
+                }
+                let (key, wi, b) = split(cell);
                 if key != cached.0 {
                     cached = (key, self.chunks.get(&key).map(|c| &**c));
                 }
-                if cached.1.is_some_and(|c| c.bits[i >> 6] & (1 << (i & 63)) != 0) {
-                    return Some(VoxelHit { cell: IVec3::from_array(cell), t: step.t, face });
+                let Some(chunk) = cached.1 else {
+                    // An absent chunk: walk the chunk grid at once.
+                    level = CHUNK_BITS;
+                    return Flow::Skip;
+                };
+                let word = chunk.bits[wi];
+                if word >> b & 1 != 0 {
+                    found = (axes, t, cell);
+                    return Flow::Stop;
                 }
-            }
-            let (key, _) = split(step.cell());
-            if key != cached.0 {
-                cached = (key, self.chunks.get(&key).map(|c| &**c));
-            }
-            if cached.1.is_none() {
-                if let Some(t_r) = self.skip_to(ray, key, step.t) {
-                    walk = GridWalk::<3>::new(&self.grid, ray, Interval::new(t_r, range.max), true)
-                        .max_steps(u32::MAX);
+                empty_run = if word == 0 { empty_run + 1 } else { 0 };
+                if empty_run >= SKIP_AFTER {
+                    empty_run = 0;
+                    level = 2;
+                    return Flow::Skip;
                 }
+                Flow::Go
+            });
+            let more = match flow {
+                Flow::Skip if level == CHUNK_BITS => {
+                    w.skip_empty::<CHUNK_BITS>([0; 3], |k| !self.chunks.contains_key(&IVec3::from_array(k)))
+                }
+                Flow::Skip => w.skip_empty::<2>([0; 3], |kb| {
+                    let key = IVec3::new(kb[0] >> 2, kb[1] >> 2, kb[2] >> 2);
+                    if key != cached.0 {
+                        cached = (key, self.chunks.get(&key).map(|c| &**c));
+                    }
+                    let wi = (kb[0] & 3) | (kb[1] & 3) << 2 | (kb[2] & 3) << 4;
+                    cached.1.is_none_or(|c| c.bits[wi as usize] == 0)
+                }),
+                Flow::Stop => break,
+                _ => false,
+            };
+            if !more {
+                return None;
             }
         }
-        None
-    }
-
-    /// A restart time `t_r` strictly before the exit of `ray` from chunk `key`
-    /// and after `t`, if the jump skips more than [`SKIP_MIN_CELLS`] cells.
-    fn skip_to(&self, ray: &Ray, key: IVec3, t: f32) -> Option<f32> {
-        // Exit time T of the chunk's box, in f64. Each plane and time has a
-        // relative error of a few u (u = 2^-53) of |plane| + |o|, so
-        // subtracting 8u·(|T| + max (|plane| + |o|)/|d|) gives a value < T.
-        let mut t_exit = f64::INFINITY;
-        let mut scale = 0.0f64;
-        let mut cells_per_t = 0.0f64;
-        for a in 0..3 {
-            let d = f64::from(ray.dir[a]);
-            if d == 0.0 {
-                continue;
-            }
-            let size = f64::from(self.grid.cell_size[a]);
-            let k = (key[a] + i32::from(d > 0.0)) * CHUNK_SIZE;
-            let plane = f64::from(self.grid.origin[a]) + f64::from(k) * size;
-            let o = f64::from(ray.origin[a]);
-            t_exit = t_exit.min((plane - o) / d);
-            scale = scale.max((plane.abs() + o.abs()) / d.abs());
-            cells_per_t += d.abs() / size;
-        }
-        let t0 = f64::from(t);
-        let worth_it = (t_exit - t0) * cells_per_t > SKIP_MIN_CELLS; // false for NaN
-        if !worth_it {
-            return None;
-        }
-        let bound = 8.0 * (f64::EPSILON / 2.0) * (t_exit.abs() + scale);
-        let t_r = round_down(t_exit - bound);
-        (f64::from(t_r) > t0 && f64::from(t_r) < t_exit).then_some(t_r)
+        let (axes, t, cell) = found;
+        hit_in(&Step::from_parts(cell, axes, neg, w.step_t(t)), |c| self.get(IVec3::from_array(c)))
     }
 }
 

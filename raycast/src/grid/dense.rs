@@ -1,17 +1,26 @@
 //! [`VoxelVolume`]: a dense bit grid of solid cells placed on a [`Grid`].
 //!
+//! # Layout
+//! The bits are stored by *bricks* of 4³ cells, one `u64` per brick (bit
+//! `x | y<<2 | z<<4` within the brick, bricks in x-major order), so a zero
+//! word is an empty brick: the occupancy summary costs nothing.
+//!
+//! # Cast
 //! A ray is clipped to the volume's cells (grown by one cell, so rounding in
 //! the clip never skips a cell: see `clip_cells`), then walked with the exact
-//! supercover walk; each step tests its cells' bits. The answer follows
-//! [`first_solid`](super::first_solid): the first solid cell, where and
-//! through which face the ray enters it.
+//! supercover walk driven in place ([`GridWalk::drive`]: no `Step` per cell);
+//! each step tests its cells' bits. When the walk has stayed in empty bricks
+//! for [`SKIP_AFTER`] steps it walks the brick grid instead
+//! ([`GridWalk::skip_empty`], exact) until a non-empty brick. The answer
+//! follows [`first_solid`](super::first_solid): the first solid cell, where
+//! and through which face the ray enters it.
 
-use super::voxels::{clip_cells, VoxelHit};
-use super::walk::{GridWalk, CELL_LIMIT};
+use super::voxels::{clip_cells, hit_in, VoxelHit};
+use super::walk::{Flow, GridWalk, Step, CELL_LIMIT};
 use super::Grid;
 use crate::shapes::RayCast;
 use crate::{Aabb, Hit, Interval, Ray, ShapeError};
-use glam::{IVec3, UVec3, Vec3};
+use glam::{I64Vec3, IVec3, UVec3, Vec3};
 
 /// A dense volume of `dims` cells starting at cell `min_cell` of a [`Grid`];
 /// each cell is solid or empty (one bit).
@@ -37,9 +46,17 @@ pub struct VoxelVolume {
     grid: Grid<3>,
     min_cell: IVec3,
     dims: UVec3,
+    /// Bricks per axis: `ceil(dims / 4)`.
+    bdims: UVec3,
+    /// One word per brick (module docs).
     bits: Vec<u64>,
     count: usize,
 }
+
+/// Steps in empty bricks before walking the brick grid: entering and leaving
+/// it costs about as much as a few cell steps, and in a busy volume the next
+/// brick is seldom empty.
+const SKIP_AFTER: u32 = 1;
 
 impl VoxelVolume {
     /// An empty volume of `dims` cells from `min_cell` on the grid (`cell_size`, `origin`).
@@ -55,10 +72,11 @@ impl VoxelVolume {
         if lo.min_element() < -limit || hi.max_element() > limit {
             return Err(ShapeError::new("cells", format!("must lie within ±2^29, got {min_cell} + {dims}")));
         }
-        let n = dims.as_u64vec3().element_product();
-        let words = usize::try_from(n.div_ceil(64))
-            .map_err(|_| ShapeError::new("dims", format!("too large, got {dims}")))?;
-        Ok(Self { grid, min_cell, dims, bits: vec![0; words], count: 0 })
+        let bdims = (dims + 3) / 4;
+        let n = bdims.as_u64vec3().element_product();
+        let words =
+            usize::try_from(n).map_err(|_| ShapeError::new("dims", format!("too large, got {dims}")))?;
+        Ok(Self { grid, min_cell, dims, bdims, bits: vec![0; words], count: 0 })
     }
 
     /// The smallest volume holding `cells`, with those cells solid.
@@ -109,28 +127,64 @@ impl VoxelVolume {
         self.count == 0
     }
 
-    /// Bit index of `cell`, `None` outside the volume.
+    /// Word index and bit of `cell` (module docs), `None` outside the
+    /// bricks. Cells of the last bricks beyond `dims` have an index (their
+    /// bits stay 0: `set` refuses them), so that a cell's word is always its
+    /// brick's word, as [`GridWalk::skip_empty`] assumes.
     #[inline(always)]
-    fn index(&self, cell: IVec3) -> Option<usize> {
-        let r = (cell - self.min_cell).as_uvec3();
-        // Negative offsets wrap to huge values and fail the bound too.
-        if r.x < self.dims.x && r.y < self.dims.y && r.z < self.dims.z && cell.cmpge(self.min_cell).all() {
-            Some(r.x as usize + self.dims.x as usize * (r.y as usize + self.dims.y as usize * r.z as usize))
+    fn index(&self, cell: [i32; 3]) -> Option<(usize, u32)> {
+        // Wrapping offsets: cells below `min_cell` become huge and fail the bound.
+        let r = [0, 1, 2].map(|a| cell[a].wrapping_sub(self.min_cell[a]) as u32);
+        let b = [r[0] >> 2, r[1] >> 2, r[2] >> 2];
+        if b[0] < self.bdims.x && b[1] < self.bdims.y && b[2] < self.bdims.z {
+            let w = b[0] as usize
+                + self.bdims.x as usize * (b[1] as usize + self.bdims.y as usize * b[2] as usize);
+            Some((w, (r[0] & 3) | (r[1] & 3) << 2 | (r[2] & 3) << 4))
         } else {
             None
+        }
+    }
+
+    /// The word of `cell`'s brick (0 outside the volume) and its bit there.
+    #[inline(always)]
+    fn probe(&self, cell: [i32; 3]) -> (u64, u32) {
+        match self.index(cell) {
+            // In range by construction of `index`.
+            Some((w, b)) => (self.bits[w], b),
+            None => (0, 0),
+        }
+    }
+
+    /// True when brick `kb` (in bricks from `min_cell`) holds no solid cell
+    /// or lies outside the volume.
+    #[inline(always)]
+    fn brick_empty(&self, kb: [i32; 3]) -> bool {
+        let b = kb.map(|k| k as u32);
+        if b[0] < self.bdims.x && b[1] < self.bdims.y && b[2] < self.bdims.z {
+            let w = b[0] as usize
+                + self.bdims.x as usize * (b[1] as usize + self.bdims.y as usize * b[2] as usize);
+            self.bits[w] == 0
+        } else {
+            true
         }
     }
 
     /// Whether `cell` is solid (false outside the volume).
     #[inline]
     pub fn get(&self, cell: IVec3) -> bool {
-        self.index(cell).is_some_and(|i| self.bits[i >> 6] & (1 << (i & 63)) != 0)
+        let (w, b) = self.probe(cell.to_array());
+        w >> b & 1 != 0
     }
 
     /// Makes `cell` solid or empty; returns false (and does nothing) outside the volume.
     pub fn set(&mut self, cell: IVec3, solid: bool) -> bool {
-        let Some(i) = self.index(cell) else { return false };
-        let (w, m) = (i >> 6, 1u64 << (i & 63));
+        // Within `dims` (the bricks' padding stays empty).
+        let r = cell.as_i64vec3() - self.min_cell.as_i64vec3();
+        if r.cmplt(I64Vec3::ZERO).any() || r.cmpge(self.dims.as_i64vec3()).any() {
+            return false;
+        }
+        let Some((w, b)) = self.index(cell.to_array()) else { return false };
+        let m = 1u64 << b;
         let was = self.bits[w] & m != 0;
         if solid {
             self.bits[w] |= m;
@@ -148,16 +202,55 @@ impl VoxelVolume {
         }
         let hi = self.min_cell + self.dims.as_ivec3() - 1;
         let range = clip_cells(&self.grid, ray, range, self.min_cell, hi)?;
-        let walk = GridWalk::<3>::new(&self.grid, ray, range, true).max_steps(u32::MAX);
-        for step in walk {
-            for (cell, face) in step.entries() {
-                let cell = IVec3::from_array(cell);
-                if self.get(cell) {
-                    return Some(VoxelHit { cell, t: step.t, face });
+        let mut w = GridWalk::<3>::new(&self.grid, ray, range, true).max_steps(u32::MAX);
+        if !w.begin() {
+            return None;
+        }
+        let start = w.cell();
+        if self.get(IVec3::from_array(start)) {
+            return Some(VoxelHit { cell: IVec3::from_array(start), t: range.min, face: None });
+        }
+        let base = self.min_cell.to_array();
+        let neg = w.neg_bits();
+        let mut found = (0u8, 0.0f64, [0i32; 3]);
+        let mut empty_run = 0u32;
+        loop {
+            let flow = w.drive(|axes, t, cell| {
+                if axes & axes.wrapping_sub(1) == 0 {
+                    // One axis: only the main cell is new.
+                    let (word, bit) = self.probe(cell);
+                    if word >> bit & 1 != 0 {
+                        found = (axes, t, cell);
+                        return Flow::Stop;
+                    }
+                    empty_run = if word == 0 { empty_run + 1 } else { 0 };
+                    if empty_run >= SKIP_AFTER {
+                        empty_run = 0;
+                        return Flow::Skip;
+                    }
+                    Flow::Go
+                } else if hit_in(&Step::from_parts(cell, axes, neg, 0.0), |c| self.get(IVec3::from_array(c)))
+                    .is_some()
+                {
+                    found = (axes, t, cell);
+                    Flow::Stop
+                } else {
+                    empty_run = 0;
+                    Flow::Go
                 }
+            });
+            match flow {
+                Flow::Skip => {
+                    if !w.skip_empty::<2>(base, |kb| self.brick_empty(kb)) {
+                        return None;
+                    }
+                }
+                Flow::Stop => break,
+                _ => return None,
             }
         }
-        None
+        let (axes, t, cell) = found;
+        hit_in(&Step::from_parts(cell, axes, neg, w.step_t(t)), |c| self.get(IVec3::from_array(c)))
     }
 }
 

@@ -10,11 +10,11 @@
 //! the face through which the *line* entered that cell (the latest crossing
 //! before `t_min`), which keeps `front_face` true and the normal outward.
 
-use super::walk::GridWalk;
+use super::walk::{GridWalk, Step};
 use super::Grid;
 use crate::numeric::{next_down, next_up};
 use crate::{Hit, Interval, Part, Ray};
-use glam::{DVec3, IVec3, Vec3};
+use glam::{IVec3, Vec3};
 
 /// The first solid cell along a ray: which cell, when, through which face.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -41,12 +41,17 @@ pub struct VoxelHit {
 /// ```
 #[inline]
 pub fn first_solid(walk: GridWalk<3>, mut solid: impl FnMut(IVec3) -> bool) -> Option<VoxelHit> {
-    for step in walk {
-        for (cell, face) in step.entries() {
-            let cell = IVec3::from_array(cell);
-            if solid(cell) {
-                return Some(VoxelHit { cell, t: step.t, face });
-            }
+    walk.into_iter().find_map(|step| hit_in(&step, |c| solid(IVec3::from_array(c))))
+}
+
+/// The first cell of `step` (in [`Step::entries`] order) for which `solid`
+/// answers true, as a hit at the step's `t`. Shared by [`first_solid`] and
+/// the volumes so that all three pick the same cell of an edge or corner group.
+#[inline(always)]
+pub(crate) fn hit_in(step: &Step<3>, mut solid: impl FnMut([i32; 3]) -> bool) -> Option<VoxelHit> {
+    for (cell, face) in step.entries() {
+        if solid(cell) {
+            return Some(VoxelHit { cell: IVec3::from_array(cell), t: step.t, face });
         }
     }
     None
@@ -122,23 +127,23 @@ pub(crate) fn clip_cells(
     if !ray.is_valid() || range.is_empty() {
         return None;
     }
-    let size = DVec3::from_array(grid.cell_size.map(f64::from));
-    let origin = DVec3::from_array(grid.origin.map(f64::from));
-    let lo = origin + (lo_cell.as_dvec3() - 1.0) * size;
-    let hi = origin + (hi_cell.as_dvec3() + 2.0) * size;
-    let o = ray.origin.as_dvec3();
-    let d = ray.dir.as_dvec3();
     let (mut t0, mut t1) = (f64::from(range.min), f64::from(range.max));
     for a in 0..3 {
-        if d[a] == 0.0 {
-            if !(lo[a] <= o[a] && o[a] < hi[a]) {
+        let size = f64::from(grid.cell_size[a]);
+        let lo = f64::from(grid.origin[a]) + (f64::from(lo_cell[a]) - 1.0) * size;
+        let hi = f64::from(grid.origin[a]) + (f64::from(hi_cell[a]) + 2.0) * size;
+        let (o, d) = (f64::from(ray.origin[a]), f64::from(ray.dir[a]));
+        if d == 0.0 {
+            if !(lo <= o && o < hi) {
                 return None;
             }
             continue;
         }
-        let (n, f) = if d[a] > 0.0 { (lo[a], hi[a]) } else { (hi[a], lo[a]) };
-        t0 = t0.max((n - o[a]) / d[a]);
-        t1 = t1.min((f - o[a]) / d[a]);
+        // One reciprocal per axis: one more rounding, still a few ulps.
+        let inv = 1.0 / d;
+        let (n, f) = if d > 0.0 { (lo, hi) } else { (hi, lo) };
+        t0 = t0.max((n - o) * inv);
+        t1 = t1.min((f - o) * inv);
     }
     let overlaps = t0 <= t1; // false for NaN
     if !overlaps {

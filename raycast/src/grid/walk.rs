@@ -27,16 +27,42 @@
 //! exactly by expansion arithmetic ([`Terms`]). Quotients are never compared.
 //!
 //! That exact path is a *filter's* fallback, as in Shewchuk's adaptive
-//! predicates: each time is first computed in `f64` as
-//! `(n·size + fl(origin − o)) · fl(1/d)` (`n·size` exact), whose error is at most
-//! `u·|origin − o|/|d|·(1 + 5u) + 4.0001·u·|T|` (`u = 2^-53`: one rounding
-//! each in the difference, the sum, the reciprocal, the product, plus the
-//! `lo` part of a segment's `d`). With `C = 2u·max_a |origin_a − o_a|/|d_a|`
-//! and `K = 8u` (twice those bounds), two times closer than
-//! `3·(C + K·|t|)` may be equal or in either order and go to the exact
-//! comparison; farther apart, the `f64` order is the exact order. The same
-//! holds for the comparison with `t_max`. The start cell is found from the
-//! `f64` floor and then corrected by exact comparisons with its two planes.
+//! predicates. A time computed from its plane index as
+//! `(n·size + fl(origin − o)) · fl(1/d)` (`n·size` exact) has an error of at
+//! most `e₀ = u·|origin − o|/|d|·(1 + 5u) + 4.0001·u·|T|` (`u = 2^-53`: one
+//! rounding each in the difference, the sum, the reciprocal, the product,
+//! plus the `lo` part of a segment's `d`). The walk computes each axis's first
+//! time that way and then *adds* `Δ = fl(size · |fl(1/d)|)` per crossing
+//! (one add on the loop-carried chain instead of a multiply–add–multiply).
+//! `Δ` is within `3u` (relative) of `size/|d|`, and each add rounds by
+//! `u·|t|`, so after `j` crossings of an axis the error is at most
+//! `e₀ + 3u·j·Δ + u·j·max|t_i|`; with `j·Δ ≤ |T| + |T₀|`, the times
+//! monotone and `|T₀| ≤ |T| + |t_min|`, that is below
+//! `C/2·(1 + 5u) + (4.0001 + 8S)·u·(|T| + |t_min|)` after `S ≥ j` steps
+//! of the walk. With `C = 2u·max_a |origin_a − o_a|/|d_a|` and twice the
+//! rest, two times closer than
+//!
+//! ```text
+//! tol(t) = 3·(C + (8 + 16·S)·u·(|t| + |t_min|))
+//! ```
+//!
+//! may be equal or in either order and go to the exact comparison; farther
+//! apart, the `f64` order is the exact order. The same holds for the
+//! comparison with `t_max`. The bound grows by `48u` per step, so a walk of
+//! 10^6 steps still only suspects times within `5·10^-11` relative; times
+//! recomputed from the plane index (after a slow step or a skip) are more
+//! accurate than the bound assumes. The start cell is found from the `f64`
+//! floor and then corrected by exact comparisons with its two planes.
+//!
+//! # Fast path
+//! One step: the smallest time `m` is surely alone (every other time is
+//! above `m + tol(m)`) and surely before the end, so exactly one axis steps.
+//! The choice of that axis and the add of its `Δ` are branch-free (compare
+//! masks, [`step_min`]); the filter only feeds a well-predicted branch.
+//! Anything else (a possible tie, the end, the cell limit) takes the exact
+//! slow path. The volumes drive this loop in place ([`GridWalk::drive`]) and
+//! skip empty blocks of `2^L` cells with a coarse walk on the same planes and
+//! the same filter ([`GridWalk::skip_empty`], [`GridWalk::skip_to`]).
 //!
 //! Cell coordinates are limited to `[−2^29, 2^29)` (DESIGN asks for ±2^24):
 //! a walk starting outside is empty, and a walk ends where it would leave.
@@ -55,6 +81,12 @@ pub const CELL_LIMIT: i32 = 1 << 29;
 
 /// Unit roundoff of `f64`.
 const U: f64 = f64::EPSILON / 2.0;
+
+/// `ks` of a new walk: `3·8u` (module docs).
+const KS0: f64 = 3.0 * 8.0 * U;
+
+/// Growth of `ks` per step: `3·16u` (module docs).
+const KS_STEP: f64 = 3.0 * 16.0 * U;
 
 /// Where a walk is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,9 +134,12 @@ enum State {
 pub struct GridWalk<const N: usize> {
     cell: [i32; N],
     step: [i32; N],
-    /// Next boundary index per axis (as `f64`, exact integer).
-    nf: [f64; N],
-    /// Approximate time of crossing `nf` (`+∞` when `d = 0`).
+    /// `step` as `f64`.
+    stepf: [f64; N],
+    /// 1 on axes moving up, else 0: the next plane of axis `a` is
+    /// `cell[a] + up[a]` (see [`GridWalk::nf`]), so no plane index is kept.
+    up: [i32; N],
+    /// Approximate time of crossing the next plane (`+∞` when `d = 0`).
     tn: [f64; N],
     /// `fl(origin − o)`.
     c: [f64; N],
@@ -119,7 +154,16 @@ pub struct GridWalk<const N: usize> {
     t_max: f32,
     /// `3C` of the module docs.
     tol_c: f64,
-    /// Crossings before this are surely before `t_max` (`t_max − tol(t_max)`).
+    /// `fl(size / |d_hi|)`: the increment of `tn` per crossing (0 when `d = 0`).
+    dt: [f64; N],
+    /// `3·(8 + 16·S)·u` after `S` steps (module docs: the tolerance grows
+    /// with the number of incremental updates of `tn`).
+    ks: f64,
+    /// `|t_min|`.
+    atmin: f64,
+    /// Crossings before this are surely before `t_max` and surely do not
+    /// leave the cells below [`CELL_LIMIT`] (`T − tol(T)` for the earliest of
+    /// those ends), so the fast path checks neither.
     t_end_fast: f64,
     remaining: u32,
     supercover: bool,
@@ -162,7 +206,8 @@ impl<const N: usize> GridWalk<N> {
         let mut w = Self {
             cell: [0; N],
             step: [0; N],
-            nf: [0.0; N],
+            stepf: [0.0; N],
+            up: [0; N],
             tn: [f64::INFINITY; N],
             c: [0.0; N],
             inv: [0.0; N],
@@ -174,6 +219,9 @@ impl<const N: usize> GridWalk<N> {
             t_min: range.min,
             t_max: range.max,
             tol_c: 0.0,
+            dt: [0.0; N],
+            ks: KS0,
+            atmin: f64::from(range.min).abs(),
             t_end_fast: f64::NEG_INFINITY,
             remaining: DEFAULT_MAX_STEPS,
             supercover,
@@ -194,8 +242,10 @@ impl<const N: usize> GridWalk<N> {
             w.c[a] = w.origin[a] - w.o[a];
             if dh[a] != 0.0 {
                 w.step[a] = if dh[a] > 0.0 { 1 } else { -1 };
-                w.nf[a] = f64::from(if dh[a] > 0.0 { n + 1 } else { n });
+                w.stepf[a] = f64::from(w.step[a]);
+                w.up[a] = i32::from(dh[a] > 0.0);
                 w.inv[a] = 1.0 / dh[a];
+                w.dt[a] = w.size[a] * w.inv[a].abs();
                 w.tn[a] = w.time(a);
                 c_over_d = c_over_d.max((w.c[a] * w.inv[a]).abs());
             }
@@ -206,6 +256,14 @@ impl<const N: usize> GridWalk<N> {
         w.m = w.min_tn();
         let t_max = f64::from(range.max);
         w.t_end_fast = if t_max == f64::INFINITY { t_max } else { t_max - w.tol(t_max) };
+        for a in 0..N {
+            // The plane whose crossing would leave [−CELL_LIMIT, CELL_LIMIT).
+            if w.step[a] != 0 {
+                let edge = f64::from(if w.step[a] > 0 { CELL_LIMIT } else { -CELL_LIMIT });
+                let t_edge = w.time_at(a, edge);
+                w.t_end_fast = w.t_end_fast.min(t_edge - w.tol(t_edge));
+            }
+        }
         w.state = State::Start;
         w
     }
@@ -217,24 +275,38 @@ impl<const N: usize> GridWalk<N> {
         self
     }
 
+    /// The next plane of axis `a` (exact integer in `f64`).
+    #[inline(always)]
+    fn nf(&self, a: usize) -> f64 {
+        f64::from(self.cell[a] + self.up[a])
+    }
+
     /// Approximate time of the next crossing on axis `a`.
     #[inline(always)]
     fn time(&self, a: usize) -> f64 {
-        // n·size is exact (|n| ≤ 2^29, 24-bit size): one rounding in the sum.
-        (self.nf[a] * self.size[a] + self.c[a]) * self.inv[a]
+        self.time_at(a, self.nf(a))
     }
 
-    /// Tie-suspicion tolerance at time `m` (module docs: `3·(C + K·|m|)`).
+    /// Approximate time of crossing plane `n` of axis `a` (error bound: module docs).
+    #[inline(always)]
+    fn time_at(&self, a: usize, n: f64) -> f64 {
+        // n·size is exact (|n| ≤ 2^29 + 2^4 with the low bits of n zero
+        // beyond 2^29, 24-bit size): one rounding in the sum.
+        (n * self.size[a] + self.c[a]) * self.inv[a]
+    }
+
+    /// Tie-suspicion tolerance at time `m` (module docs:
+    /// `3·(C + (8 + 16·S)·u·(|m| + |t_min|))` after `S` steps).
     #[inline(always)]
     fn tol(&self, m: f64) -> f64 {
-        self.tol_c + (3.0 * 8.0 * U) * m.abs()
+        self.tol_c + self.ks * (m.abs() + self.atmin)
     }
 
     /// `X_a = origin_a + n_a·size_a − o_a` (exact terms) added with factor `sign`·`y`.
     #[inline]
     fn push_x_times(&self, terms: &mut Terms, a: usize, y: f64) {
         terms.push_prod(self.origin[a], y);
-        terms.push_prod(self.nf[a] * self.size[a], y);
+        terms.push_prod(self.nf(a) * self.size[a], y);
         terms.push_prod(-self.o[a], y);
     }
 
@@ -251,13 +323,18 @@ impl<const N: usize> GridWalk<N> {
 
     /// Exact sign of `T_a − t`.
     fn cmp_time(&self, a: usize, t: f32) -> i32 {
-        // T_a − t = (X_a − t·d_a) / d_a.
+        self.cmp_plane_time(a, self.nf(a), f64::from(t))
+    }
+
+    /// Exact sign of `T_a(n) − t` for plane `n` of a moving axis `a` and any finite `t`.
+    fn cmp_plane_time(&self, a: usize, n: f64, t: f64) -> i32 {
+        // T_a(n) − t = (X_a(n) − t·d_a) / d_a; t·d_a is split exactly (TwoProduct).
         let mut terms = Terms::new();
         terms.push(self.origin[a]);
-        terms.push(self.nf[a] * self.size[a]);
+        terms.push(n * self.size[a]);
         terms.push(-self.o[a]);
-        terms.push_prod(-f64::from(t), self.dh[a]);
-        terms.push_prod(-f64::from(t), self.dl[a]);
+        terms.push_prod(-t, self.dh[a]);
+        terms.push_prod(-t, self.dl[a]);
         terms.sign() * self.step[a]
     }
 
@@ -299,7 +376,7 @@ impl<const N: usize> GridWalk<N> {
     fn min_tn(&self) -> f64 {
         let mut m = self.tn[0];
         for a in 1..N {
-            m = m.min(self.tn[a]);
+            m = fmin(m, self.tn[a]);
         }
         m
     }
@@ -307,79 +384,431 @@ impl<const N: usize> GridWalk<N> {
     /// Time the walk leaves the current cell (approximate), at most `t_max`.
     #[inline(always)]
     fn exit_time(&self, t: f32) -> f32 {
-        (self.m.min(f64::from(self.t_max)) as f32).max(t)
+        let e = fmin(self.m, f64::from(self.t_max)) as f32;
+        if e < t {
+            t
+        } else {
+            e
+        }
     }
 
-    /// Finishes the walk.
+    /// Finishes the walk (`remaining = 0` also stops [`GridWalk::advance`]).
     #[cold]
-    fn finish(&mut self) -> Option<Step<N>> {
+    fn finish(&mut self) -> (u8, f64) {
         self.state = State::Done;
-        None
+        self.remaining = 0;
+        (0, 0.0)
+    }
+
+    /// Takes the start step: false if the walk is empty (or `max_steps` is 0).
+    #[inline]
+    pub(crate) fn begin(&mut self) -> bool {
+        if self.state != State::Start || self.remaining == 0 {
+            self.finish();
+            return false;
+        }
+        self.state = State::Walking;
+        self.remaining -= 1;
+        true
+    }
+
+    /// One crossing step after the start step: the axes crossed (0 when the
+    /// walk is over) and the approximate `t` of the crossing (clamp it to
+    /// the range, see [`GridWalk::step_t`]). The new main cell is `self.cell`.
+    ///
+    /// Fast path: the smallest time `m` is surely alone (every other axis's
+    /// time is above `m + tol(m)`) and surely before the walk's end, so the
+    /// order is exact without further work: one axis steps and its time is
+    /// recomputed from the plane index (no accumulated error).
+    #[inline(always)]
+    pub(crate) fn advance(&mut self) -> (u8, f64) {
+        let m = self.m;
+        let lim = m + self.tol(m);
+        let mut cand = 0u8;
+        for a in 0..N {
+            cand |= u8::from(self.tn[a] <= lim) << a;
+        }
+        // The axis to step, from direct comparisons of the times (not from
+        // `lim`), so that the loop-carried chain is compare → mask → add;
+        // the filter below only feeds a well-predicted branch. When the
+        // filter passes, this is the single candidate.
+        let (sel, tn) = step_min(&self.tn, &self.dt);
+        // `lim < t_end_fast` is false for m = +∞ (no moving axis) and NaN.
+        if cand & cand.wrapping_sub(1) == 0 && lim < self.t_end_fast && self.remaining != 0 {
+            for a in 0..N {
+                self.cell[a] += self.step[a] & -i32::from((sel >> a) & 1);
+            }
+            self.tn = tn;
+            self.m = self.min_tn();
+            self.ks += KS_STEP;
+            self.remaining -= 1;
+            return (cand, m);
+        }
+        // By value, so that the walk's address never escapes the caller's
+        // loop and its fields can live in registers (an `&mut self` call,
+        // even a cold one, pins the whole walk to memory).
+        let (w, axes, t) = slow_by_value(self.clone());
+        *self = w;
+        (axes, t)
+    }
+
+    /// Runs the crossing steps (after [`GridWalk::begin`]) with the walk's
+    /// hot state in locals (registers), calling `visit(axes, t, cell)` for
+    /// each: `axes` and `t` as from [`GridWalk::advance`], `cell` the new
+    /// main cell. Returns [`Flow::End`] when the walk is over, or what
+    /// `visit` answered other than [`Flow::Go`] (the walk is then saved and
+    /// can be driven again, e.g. after [`GridWalk::skip_empty`]).
+    ///
+    /// The fast path is [`GridWalk::advance`]'s, with branch-free updates:
+    /// the loop-carried chain per step is compare → mask → add.
+    #[inline(always)]
+    pub(crate) fn drive(&mut self, mut visit: impl FnMut(u8, f64, [i32; N]) -> Flow) -> Flow {
+        let (step, dt) = (self.step, self.dt);
+        let (tol_c, atmin, t_end) = (self.tol_c, self.atmin, self.t_end_fast);
+        let (mut cell, mut tn) = (self.cell, self.tn);
+        let (mut m, mut ks, mut remaining) = (self.m, self.ks, self.remaining);
+        loop {
+            let lim = m + (tol_c + ks * (m.abs() + atmin));
+            let mut cand = 0u8;
+            for a in 0..N {
+                cand |= u8::from(tn[a] <= lim) << a;
+            }
+            let (sel, stepped) = step_min(&tn, &dt);
+            let (axes, t);
+            if cand & cand.wrapping_sub(1) == 0 && lim < t_end && remaining != 0 {
+                for a in 0..N {
+                    cell[a] += step[a] & -i32::from((sel >> a) & 1);
+                }
+                tn = stepped;
+                (axes, t) = (cand, m);
+                m = fmin_all(&tn);
+                ks += KS_STEP;
+                remaining -= 1;
+            } else {
+                (self.cell, self.tn, self.m, self.ks, self.remaining) = (cell, tn, m, ks, remaining);
+                (axes, t) = self.advance_slow();
+                if axes == 0 {
+                    return Flow::End;
+                }
+                (cell, tn, m, ks, remaining) = (self.cell, self.tn, self.m, self.ks, self.remaining);
+            }
+            let flow = visit(axes, t, cell);
+            if flow != Flow::Go {
+                (self.cell, self.tn, self.m, self.ks, self.remaining) = (cell, tn, m, ks, remaining);
+                return flow;
+            }
+        }
+    }
+
+    /// Bit `a`: the direction is negative on axis `a`.
+    #[inline(always)]
+    pub(crate) fn neg_bits(&self) -> u8 {
+        self.neg
+    }
+
+    /// [`GridWalk::advance`] when two crossings may tie, the end may be
+    /// reached, or the walk is over: exact comparisons decide.
+    #[inline(always)]
+    fn advance_slow(&mut self) -> (u8, f64) {
+        if self.remaining == 0 || self.m == f64::INFINITY {
+            return self.finish();
+        }
+        let lim = self.m + self.tol(self.m);
+        let mut candidates = 0u8;
+        for a in 0..N {
+            candidates |= u8::from(self.tn[a] <= lim) << a;
+        }
+        let Some(group) = self.exact_group(candidates) else {
+            return self.finish();
+        };
+        let axes = if self.supercover { group } else { group & group.wrapping_neg() };
+        let t = self.tn[axes.trailing_zeros() as usize];
+        for a in 0..N {
+            if axes & (1 << a) != 0 {
+                let next = self.cell[a] + self.step[a];
+                if !(-CELL_LIMIT..CELL_LIMIT).contains(&next) {
+                    return self.finish();
+                }
+                self.cell[a] = next;
+                self.tn[a] = self.time(a);
+            }
+        }
+        self.m = self.min_tn();
+        self.ks += KS_STEP;
+        self.remaining -= 1;
+        (axes, t)
+    }
+
+    /// The `f32` time of a crossing at approximate time `t` (from
+    /// [`GridWalk::advance`]), clamped to the walk's range.
+    #[inline(always)]
+    pub(crate) fn step_t(&self, t: f64) -> f32 {
+        // Plain compares (t is never NaN here): two instructions, no panic path.
+        let t = t as f32;
+        let t = if t < self.t_min { self.t_min } else { t };
+        if t > self.t_max {
+            self.t_max
+        } else {
+            t
+        }
+    }
+
+    /// The step [`GridWalk::advance`] just made (`axes = 0`: the start step).
+    #[inline(always)]
+    pub(crate) fn make_step(&self, axes: u8, t: f32) -> Step<N> {
+        Step { t, t_exit: self.exit_time(t), cell: self.cell, axes, neg: self.neg }
+    }
+
+    /// The current main cell.
+    #[inline(always)]
+    pub(crate) fn cell(&self) -> [i32; N] {
+        self.cell
+    }
+
+    /// Moves the walk to its state at time `ts` (all crossings before `ts`
+    /// taken, none at or after it), without visiting the cells in between;
+    /// does nothing on axes already past `ts`. The caller must know that no
+    /// cell it cares about is touched before `ts`.
+    ///
+    /// Per axis the first plane crossed at or after `ts` is estimated from
+    /// the `f64` position at `ts` and then confirmed with the time filter
+    /// (its time and its predecessor's are farther than `tol` from `ts`),
+    /// or moved by exact comparisons ([`Terms`]) when either is closer.
+    pub(crate) fn skip_to(&mut self, ts: f64) {
+        if !ts.is_finite() {
+            return;
+        }
+        for a in 0..N {
+            let s = self.stepf[a];
+            if s == 0.0 {
+                continue;
+            }
+            // Position at ts in cells: (o + ts·d − origin) / size.
+            let x = (ts * self.dh[a] - self.c[a]) / self.size[a];
+            let lim = f64::from(CELL_LIMIT) + 1.0;
+            // Finite here (ts and the walk's inputs are), so the casts are exact.
+            let x = x.clamp(-lim, lim);
+            let est = if s > 0.0 { -floor_i64(-x) } else { floor_i64(x) } as f64;
+            // Never backwards: `nf` is the first plane after the current time.
+            let now = self.nf(a);
+            let mut n = if s > 0.0 { est.max(now) } else { est.min(now) };
+            // T(n) ≥ ts, or step on.
+            loop {
+                let t = self.time_at(a, n);
+                if t - self.tol(t) >= ts {
+                    break;
+                }
+                if t + self.tol(t) < ts || self.cmp_plane_time(a, n, ts) < 0 {
+                    n += s;
+                } else {
+                    break;
+                }
+            }
+            // T(n − s) < ts, or step back (not behind the current plane).
+            while n != now {
+                let t = self.time_at(a, n - s);
+                if t + self.tol(t) < ts {
+                    break;
+                }
+                if t - self.tol(t) >= ts || self.cmp_plane_time(a, n - s, ts) >= 0 {
+                    n -= s;
+                } else {
+                    break;
+                }
+            }
+            // n is within ±(2^29 + 1) here: the cast is exact.
+            self.cell[a] = if s > 0.0 { n as i32 - 1 } else { n as i32 };
+            self.tn[a] = self.time(a);
+        }
+        self.m = self.min_tn();
+    }
+
+    /// Skips blocks of `2^L` cells per axis (block `k` holds cells
+    /// `base + k·2^L ..`) that `empty` says hold nothing of interest.
+    ///
+    /// A coarse DDA on the block grid starts in the block of the current
+    /// cell and steps while each crossing is surely alone (the same `f64`
+    /// filter as the fine walk: block planes are planes of the grid) and
+    /// the entered block is empty; it stops before a block that is not
+    /// empty, a possible tie, or a possible end. The fine walk then moves
+    /// with [`GridWalk::skip_to`] to `mc − tol(mc)`, strictly before the
+    /// exact entry time of the stopping crossing, so the exact walk takes
+    /// that crossing (edges and corners included) as if it had never
+    /// skipped. Everything the line touches before it lies in blocks the
+    /// coarse walk saw empty (a surely-alone block crossing touches only the
+    /// two blocks it separates). Returns false when the walk's range ends in
+    /// empty blocks (the walk is then finished).
+    #[inline]
+    pub(crate) fn skip_empty<const L: u32>(
+        &mut self,
+        base: [i32; N],
+        mut empty: impl FnMut([i32; N]) -> bool,
+    ) -> bool {
+        let mut kb = [0i32; N];
+        let mut plane = [0.0f64; N];
+        let mut tc = [f64::INFINITY; N];
+        let width = f64::from(1u32 << L);
+        for a in 0..N {
+            kb[a] = (self.cell[a] - base[a]) >> L;
+            if self.step[a] != 0 {
+                let k = kb[a] + i32::from(self.step[a] > 0);
+                plane[a] = f64::from(base[a]) + f64::from(k) * width;
+                tc[a] = self.time_at(a, plane[a]);
+            }
+        }
+        let t_max = f64::from(self.t_max);
+        loop {
+            let mut mc = tc[0];
+            for t in &tc[1..] {
+                mc = fmin(mc, *t);
+            }
+            let tol = self.tol(mc);
+            // The next block is surely entered after t_max (or never).
+            if mc - tol > t_max || mc == f64::INFINITY {
+                self.finish();
+                return false;
+            }
+            let lim = mc + tol;
+            let mut cand = 0u8;
+            for a in 0..N {
+                cand |= u8::from(tc[a] <= lim) << a;
+            }
+            if cand & cand.wrapping_sub(1) != 0 || lim >= self.t_end_fast {
+                self.skip_to(mc - tol);
+                return true;
+            }
+            let a = cand.trailing_zeros() as usize;
+            kb[a] += self.step[a];
+            plane[a] += self.stepf[a] * width;
+            tc[a] = self.time_at(a, plane[a]);
+            if !empty(kb) {
+                self.skip_to(mc - tol);
+                return true;
+            }
+        }
+    }
+}
+
+/// [`GridWalk::advance_slow`] on a copy, returned with the walk.
+#[cold]
+#[inline(never)]
+fn slow_by_value<const N: usize>(mut w: GridWalk<N>) -> (GridWalk<N>, u8, f64) {
+    let (axes, t) = w.advance_slow();
+    (w, axes, t)
+}
+
+/// What [`GridWalk::drive`]'s visitor wants next, and how a drive ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flow {
+    /// Go on walking.
+    Go,
+    /// Stop here (e.g. a hit).
+    Stop,
+    /// Stop so that the caller can skip empty space.
+    Skip,
+    /// The walk is over.
+    End,
+}
+
+/// The smallest of the times.
+#[inline(always)]
+fn fmin_all<const N: usize>(t: &[f64; N]) -> f64 {
+    let mut m = t[0];
+    for x in &t[1..] {
+        m = fmin(m, *x);
+    }
+    m
+}
+
+/// The axis with the smallest time (bit `a` of the result; the first on
+/// equal times, which the fast path never sees) and the times with that
+/// axis advanced by its `dt`. Branch-free: the compare masks select `dt`
+/// by a bitwise and, so the loop-carried chain is compare → and → add.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn step_min<const N: usize>(t: &[f64; N], dt: &[f64; N]) -> (u8, [f64; N]) {
+    use std::arch::x86_64::*;
+    // SAFETY: SSE2 is part of the x86_64 baseline; only register operations.
+    // The compare intrinsics keep the selection in vector masks, which the
+    // optimiser cannot turn back into (mispredicted) branches.
+    unsafe {
+        let v = t.map(|x| _mm_set_sd(x));
+        let d = dt.map(|x| _mm_set_sd(x));
+        let ones = _mm_castsi128_pd(_mm_set1_epi32(-1));
+        let mut s = [ones; N];
+        if N == 2 {
+            let m01 = _mm_cmple_sd(v[0], v[1]);
+            s[0] = m01;
+            s[1] = _mm_andnot_pd(m01, ones);
+        } else {
+            let m01 = _mm_cmple_sd(v[0], v[1]);
+            let m02 = _mm_cmple_sd(v[0], v[2]);
+            let m12 = _mm_cmple_sd(v[1], v[2]);
+            s[0] = _mm_and_pd(m01, m02);
+            s[1] = _mm_andnot_pd(m01, m12);
+            s[2] = _mm_andnot_pd(_mm_or_pd(m02, m12), ones);
+        }
+        let mut out = [0.0; N];
+        let mut sel = 0u8;
+        for a in 0..N {
+            out[a] = _mm_cvtsd_f64(_mm_add_sd(v[a], _mm_and_pd(s[a], d[a])));
+            sel |= ((_mm_movemask_pd(s[a]) & 1) as u8) << a;
+        }
+        (sel, out)
+    }
+}
+
+/// Portable [`step_min`] (x86_64 uses SSE2 masks).
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn step_min<const N: usize>(t: &[f64; N], dt: &[f64; N]) -> (u8, [f64; N]) {
+    let sel = if N == 2 {
+        if t[0] <= t[1] {
+            1
+        } else {
+            2
+        }
+    } else {
+        let c01 = t[0] <= t[1];
+        let c02 = t[0] <= t[2];
+        let c12 = t[1] <= t[2];
+        u8::from(c01 & c02) | u8::from(!c01 & c12) << 1 | u8::from(!c02 & !c12) << 2
+    };
+    let mut out = *t;
+    for a in 0..N {
+        let mask = 0u64.wrapping_sub(u64::from((sel >> a) & 1));
+        out[a] += f64::from_bits(dt[a].to_bits() & mask);
+    }
+    (sel, out)
+}
+
+/// `min(a, b)` without the NaN handling of `f64::min` (the walk's times
+/// are never NaN: finite or `+∞`), so it is one `minsd`.
+#[inline(always)]
+fn fmin(a: f64, b: f64) -> f64 {
+    if b < a {
+        b
+    } else {
+        a
     }
 }
 
 impl<const N: usize> Iterator for GridWalk<N> {
     type Item = Step<N>;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Step<N>> {
         if self.state != State::Walking {
-            if self.state == State::Done || self.remaining == 0 {
-                return self.finish();
+            if !self.begin() {
+                return None;
             }
-            self.state = State::Walking;
-            self.remaining -= 1;
-            let t = self.t_min;
-            return Some(Step { t, t_exit: self.exit_time(t), cell: self.cell, axes: 0, neg: self.neg });
+            return Some(self.make_step(0, self.t_min));
         }
-        if self.remaining == 0 {
-            return self.finish();
+        let (axes, t) = self.advance();
+        if axes == 0 {
+            return None;
         }
-        let m = self.m;
-        if m == f64::INFINITY {
-            return self.finish();
-        }
-        let lim = m + self.tol(m);
-        let mut candidates = 0u8;
-        for a in 0..N {
-            candidates |= u8::from(self.tn[a] <= lim) << a;
-        }
-        let t;
-        let axes;
-        if candidates.is_power_of_two() && lim < self.t_end_fast {
-            // Fast path: one axis, surely first and surely before t_max.
-            let a = candidates.trailing_zeros() as usize;
-            let next = self.cell[a] + self.step[a];
-            if !(-CELL_LIMIT..CELL_LIMIT).contains(&next) {
-                return self.finish();
-            }
-            t = (m as f32).clamp(self.t_min, self.t_max);
-            self.cell[a] = next;
-            self.nf[a] += f64::from(self.step[a]);
-            self.tn[a] = self.time(a);
-            axes = candidates;
-        } else {
-            let Some(group) = self.exact_group(candidates) else {
-                return self.finish();
-            };
-            axes = if self.supercover { group } else { group & group.wrapping_neg() };
-            let first = axes.trailing_zeros() as usize;
-            t = (self.tn[first] as f32).clamp(self.t_min, self.t_max);
-            for a in 0..N {
-                if axes & (1 << a) != 0 {
-                    let next = self.cell[a] + self.step[a];
-                    if !(-CELL_LIMIT..CELL_LIMIT).contains(&next) {
-                        return self.finish();
-                    }
-                    self.cell[a] = next;
-                    self.nf[a] += f64::from(self.step[a]);
-                    self.tn[a] = self.time(a);
-                }
-            }
-        }
-        self.m = self.min_tn();
-        self.remaining -= 1;
-        Some(Step { t, t_exit: self.exit_time(t), cell: self.cell, axes, neg: self.neg })
+        Some(self.make_step(axes, self.step_t(t)))
     }
 }
 
@@ -395,12 +824,12 @@ pub(crate) fn start_cell(origin: f64, size: f64, o: f64, dh: f64, dl: f64, t0: f
     if !in_range {
         return None;
     }
-    let mut n = x.floor() as i64;
+    let mut n = floor_i64(x);
     // Filter: x carries at most 4 roundings of |o| + |t0·dh| + |origin| (plus
     // the ignored t0·dl); with twice that margin from the nearest integer the
     // floor is exact and the planes need no exact test.
     let err = 8.0 * U * (o.abs() + (t0 * dh).abs() + origin.abs()) / size + 2.0 * (t0 * dl).abs() / size;
-    let frac = x - x.floor();
+    let frac = x - n as f64;
     if frac > err && 1.0 - frac > err && (-i64::from(CELL_LIMIT)..i64::from(CELL_LIMIT)).contains(&n) {
         return Some(n as i32);
     }
@@ -422,6 +851,14 @@ pub(crate) fn start_cell(origin: f64, size: f64, o: f64, dh: f64, dl: f64, t0: f
         n += 1;
     }
     (-i64::from(CELL_LIMIT)..i64::from(CELL_LIMIT)).contains(&n).then_some(n as i32)
+}
+
+/// `⌊x⌋` for `|x| < 2^62` by truncation and a correction: `f64::floor`
+/// is a libm call on x86_64 without SSE4.1, tens of instructions.
+#[inline(always)]
+fn floor_i64(x: f64) -> i64 {
+    let i = x as i64;
+    i - i64::from((i as f64) > x)
 }
 
 /// The exact direction `b − a` as `hi + lo`.
@@ -470,6 +907,13 @@ impl GridWalk<2> {
 }
 
 impl<const N: usize> Step<N> {
+    /// A step into main cell `cell` across `axes` at `t` (`t_exit = t`),
+    /// for the volumes' own loops (see [`GridWalk::drive`]).
+    #[inline(always)]
+    pub(crate) fn from_parts(cell: [i32; N], axes: u8, neg: u8, t: f32) -> Self {
+        Self { t, t_exit: t, cell, axes, neg }
+    }
+
     /// The main cell as an array.
     #[inline]
     pub fn cell_array(&self) -> [i32; N] {

@@ -6,11 +6,11 @@
 //! origin relative to `m`, `y(t) = (o + t·d)·u` is the axial coordinate.
 //!
 //! 1. The infinite cylinder around the axis: with `o⊥ = o − (o·u)·u` and
-//!    `d⊥ = d − (d·u)·u`, solve `|o⊥ + t·d⊥|² = r²`, i.e. `A·t² + 2·B·t + C = 0`
-//!    with `A = d⊥·d⊥`, `B = o⊥·d⊥`, `C = o⊥·o⊥ − r²`. The reduced discriminant
-//!    is `A·(r² − l²)`, `l = |o⊥ − (B/A)·d⊥|` the distance from the axis to
-//!    the line (squared, no square root needed), which does not cancel for far origins (Haines et al., *Ray
-//!    Tracing Gems* ch. 7). Roots `s0 <= s1` from [`quadratic_roots`].
+//!    `d⊥ = d − (d·u)·u`, `A = d⊥·d⊥`, the foot of the perpendicular from the
+//!    axis is at `t_m = −(o⊥·d⊥)/A` and the line is inside the cylinder over
+//!    `t_m ± √(h²/A)`, `h² = r² − |o⊥ + t_m·d⊥|²` the squared half chord
+//!    (the perpendicular-distance form of Haines et al., *Ray Tracing Gems*
+//!    ch. 7, which does not cancel for far origins). Roots `s0 <= s1`.
 //! 2. The capsule lies inside that cylinder, so it is entered no earlier than
 //!    `s0`. If `|y(s0)| <= L` the entry is on the side, at `s0`. Otherwise the
 //!    point at `s0` is beyond an end, say `b` (`y > L`); the line, moving
@@ -20,24 +20,35 @@
 //!    missed so is the capsule. The exit is found the same way from `s1`.
 //!    (The same case split as Íñigo Quílez's capsule intersector, extended
 //!    to the exit so that rays from inside get their exit hit.)
-//! 3. Sphere roots use the same perpendicular-distance discriminant, with
-//!    `d·d` and its reciprocal computed once for both end spheres.
+//! 3. Sphere roots use the same perpendicular-distance form with `d·d`.
 //!
 //! Departures from the textbook form:
-//! * A line parallel to the axis (`A` zero or subnormal, so `B/A` would
-//!   overflow) never meets the side: it is inside the cylinder for every `t`
-//!   if `|o⊥| <= r` and then enters through the end sphere it moves away from
-//!   and leaves through the other; otherwise it misses.
-//! * `a == b` (or `L` subnormal) is a sphere around `m`; both of its
+//! * Everything is in f64 from the f32 inputs (the midpoint, axis and half
+//!   length are kept in f64 too, from `a` and `b` exactly): products of two
+//!   f32 are exact there, so each `h²` is off by ~1e-16·r² instead of f32's
+//!   ~1e-7·r², and the half chord of a grazing ray (error `err(h²)/(2h)`)
+//!   keeps its digits; in f64 `t_m ± half` is as accurate as the Vieta form.
+//! * Branch-free: the cylinder and the two end spheres that may be needed
+//!   (picked by the sign of `y` at `s0` and `s1`) are always computed, and the
+//!   ends chosen with selects; `cast` has one data-dependent branch.
+//! * A line within the f32 rounding of the inputs of tangent touches
+//!   ([`TOUCH_REL`]): inputs written as tangent are off by that rounding.
+//! * A line parallel to the axis (`A == 0`; no f32 direction makes `A`
+//!   underflow in f64) never meets the side: it is inside the cylinder for
+//!   every `t` if `|o⊥| <= r` and then enters through the end sphere it moves
+//!   away from and leaves through the other; otherwise it misses.
+//! * `a == b` (or `L` subnormal in f32) is a sphere around `m`; both of its
 //!   crossings are reported as [`Part::CapA`].
-//! * The hit point is put back on the surface: at distance `r` from the axis
-//!   point (side, `y` clamped to `[−L, L]`) or from the end point (caps).
+//! * The hit point is `m + q`, `q = o + t·d` in f64 with the unrounded `t`,
+//!   rounded once; the normal is `(q − clamp(q·u, −L, L)·u)/r`, the gradient
+//!   of the distance to the segment, unit to f64 rounding without a square
+//!   root, and the same formula on the side and on both caps.
 
 use crate::error::{finite_vec, or_panic, positive};
-use crate::numeric::quadratic_roots;
+use crate::numeric::{Bounds64, F32_MAX, TOUCH_REL};
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError, Span};
-use glam::Vec3;
+use glam::{DVec3, Vec3, Vec3A};
 
 /// The points within `radius` of the segment `a`–`b` (free end points;
 /// `a == b` is a sphere). Parts: [`Part::Side`], [`Part::CapA`], [`Part::CapB`].
@@ -64,6 +75,11 @@ pub struct Capsule {
     axis: Vec3,
     /// `|b − a| / 2`.
     half_len: f32,
+    /// `mid`, `axis` and `half_len` in f64, from `a` and `b` exactly: the
+    /// kernel's frame (see the module doc).
+    mid64: DVec3,
+    axis64: DVec3,
+    half_len64: f64,
 }
 
 impl Capsule {
@@ -80,7 +96,11 @@ impl Capsule {
         // such a capsule is a sphere to within 1e-38.
         let (axis, half_len) =
             if half_len >= f32::MIN_POSITIVE { (e / half_len, half_len) } else { (Vec3::ZERO, 0.0) };
-        Ok(Self { a, b, radius, mid, axis, half_len })
+        let e64 = 0.5 * (b.as_dvec3() - a.as_dvec3());
+        let (axis64, half_len64) =
+            if half_len > 0.0 { (e64 / e64.length(), e64.length()) } else { (DVec3::ZERO, 0.0) };
+        let mid64 = 0.5 * (a.as_dvec3() + b.as_dvec3());
+        Ok(Self { a, b, radius, mid, axis, half_len, mid64, axis64, half_len64 })
     }
     /// Like [`Capsule::try_new`].
     ///
@@ -104,133 +124,119 @@ impl Capsule {
     }
 }
 
-/// Entry and exit of the line (`t0 <= t1`), each with the part it crosses.
+/// Entry and exit of the line (`t0 <= t1`, f64, relative to the ray), each
+/// with the part it crosses, the origin relative to the midpoint (f64), and
+/// `ok`: false when the line misses, the ray is degenerate, or a crossing is
+/// not a finite f32.
 #[derive(Clone, Copy, Debug)]
 struct Crossing {
-    t0: f32,
+    t0: f64,
     part0: Part,
-    t1: f32,
+    t1: f64,
     part1: Part,
+    o: DVec3,
+    d: DVec3,
+    ok: bool,
+}
+
+/// The line's crossings with the sphere of radius `r` around the origin, `o`
+/// relative to its centre, given `1/(d·d)`: `(t0, t1, meets)`; a line within
+/// [`TOUCH_REL`] of tangent touches (double root).
+#[inline(always)]
+fn sphere_roots(o: DVec3, d: DVec3, r: f64, inv_dd: f64) -> (f64, f64, bool) {
+    let tm = -o.dot(d) * inv_dd;
+    chord(tm, o + tm * d, r, inv_dd)
+}
+
+/// The chord `tm ± √(h²/(d·d))` of a sphere of radius `r`, given the foot of
+/// the perpendicular from its centre (`tm` and the foot point relative to
+/// the centre): `(t0, t1, meets)`.
+#[inline(always)]
+fn chord(tm: f64, foot: DVec3, r: f64, inv_dd: f64) -> (f64, f64, bool) {
+    let r2 = r * r;
+    let h2 = r2 - foot.length_squared();
+    let half = (h2.max(0.0) * inv_dd).sqrt();
+    (tm - half, tm + half, h2 >= -TOUCH_REL * r2)
 }
 
 impl Capsule {
-    /// The kernel (see the module doc); `None` if the line misses, the ray is
-    /// degenerate, or a crossing is not a finite f32.
-    #[inline]
-    fn crossing(&self, ray: &Ray) -> Option<Crossing> {
-        let (d, r, len, u) = (ray.dir, self.radius, self.half_len, self.axis);
-        if !(ray.origin.is_finite() && d.is_finite()) || d == Vec3::ZERO {
-            return None;
-        }
-        let o = ray.origin - self.mid;
-        // |d|² and its reciprocal are shared by both end spheres.
-        let dd = d.length_squared();
-        if !(dd.is_finite() && dd >= f32::MIN_POSITIVE) {
-            return None;
-        }
-        let inv_dd = 1.0 / dd;
-        let sphere = |c: Vec3| sphere_roots(o - c, d, r, dd, inv_dd);
-        if len == 0.0 {
-            let (t0, t1) = sphere(Vec3::ZERO)?;
-            return finite(Crossing { t0, part0: Part::CapA, t1, part1: Part::CapA });
-        }
+    /// The kernel (see the module doc).
+    #[inline(always)]
+    fn crossing(&self, ray: &Ray) -> Crossing {
+        let (oa, da) = (Vec3A::from(ray.origin), Vec3A::from(ray.dir));
+        // NaN or ±∞ anywhere makes a lane of `(o − o) + (d − d)` NaN.
+        let valid = ((oa - oa) + (da - da)).cmpeq(Vec3A::ZERO).all() & (ray.dir != Vec3::ZERO);
+        let (u, len, r) = (self.axis64, self.half_len64, f64::from(self.radius));
+        let o = ray.origin.as_dvec3() - self.mid64;
+        let d = ray.dir.as_dvec3();
+        let inv_dd = 1.0 / d.length_squared();
         let (oy, dy) = (o.dot(u), d.dot(u));
         let (op, dp) = (o - oy * u, d - dy * u);
         let a = dp.length_squared();
-        let ends =
-            |y: f32| if y > 0.0 { (self.axis * len, Part::CapB) } else { (-self.axis * len, Part::CapA) };
-        if !(a >= f32::MIN_POSITIVE) {
-            // Parallel to the axis: through both end spheres, or nothing.
-            if !(op.length_squared() <= r * r) {
-                return None;
-            }
-            let (c0, part0) = ends(-dy);
-            let (c1, part1) = ends(dy);
-            let (t0, _) = sphere(c0)?;
-            let (_, t1) = sphere(c1)?;
-            return finite(Crossing { t0, part0, t1, part1 });
+        // Infinite cylinder (for a == b this is the sphere itself, all "beyond an end").
+        let (s0, s1, meets) = sphere_roots(op, dp, r, 1.0 / a);
+        let axial = a == 0.0;
+        let tube = if axial { op.length_squared() <= r * r * (1.0 + TOUCH_REL) } else { meets };
+        // Axial coordinate at s0 and s1; an axial line goes from the end it
+        // moves away from to the other (y = ∓dy stands for y(∓∞)).
+        let y0 = if axial { -dy } else { oy + s0 * dy };
+        let y1 = if axial { dy } else { oy + s1 * dy };
+        // No side when the line is axial or the capsule is a sphere (len == 0).
+        let has_side = !axial & (len > 0.0);
+        let side0 = has_side & (y0.abs() <= len);
+        let side1 = has_side & (y1.abs() <= len);
+        let (c0, part0) = if y0 > 0.0 { (len, Part::CapB) } else { (-len, Part::CapA) };
+        let (c1, part1) = if y1 > 0.0 { (len, Part::CapB) } else { (-len, Part::CapA) };
+        // End spheres around c·u from the foot seen from the midpoint: moving
+        // the centre by c·u moves the foot by −c·(u − (d·u/d·d)·d) and its
+        // parameter by c·(d·u)/(d·d) (exact identities; no new cancellation).
+        let tm = -o.dot(d) * inv_dd;
+        let foot = o + tm * d;
+        let dy_dd = dy * inv_dd;
+        let w = u - dy_dd * d;
+        let (e0, _, ok0) = chord(tm + c0 * dy_dd, foot - c0 * w, r, inv_dd);
+        let (_, e1, ok1) = chord(tm + c1 * dy_dd, foot - c1 * w, r, inv_dd);
+        let t0 = if side0 { s0 } else { e0 };
+        let t1 = if side1 { s1 } else { e1 };
+        let ok = valid
+            & tube
+            & (side0 | ok0)
+            & (side1 | ok1)
+            & (t0.abs() <= F32_MAX)
+            & (t1.abs() <= F32_MAX);
+        Crossing {
+            t0,
+            part0: if side0 { Part::Side } else { part0 },
+            t1: t1.max(t0),
+            part1: if side1 { Part::Side } else { part1 },
+            o,
+            d,
+            ok,
         }
-        let b = op.dot(dp);
-        let c = op.length_squared() - r * r;
-        let disc = a * (r * r - (op - (b / a) * dp).length_squared());
-        if !(disc >= 0.0) {
-            return None;
-        }
-        let (s0, s1) = quadratic_roots(a, b, c, disc);
-        let (y0, y1) = (oy + s0 * dy, oy + s1 * dy);
-        let side0 = y0.abs() <= len;
-        let side1 = y1.abs() <= len;
-        let (t0, part0, t1, part1) = match (side0, side1) {
-            (true, true) => (s0, Part::Side, s1, Part::Side),
-            (true, false) => {
-                let (c1, part1) = ends(y1);
-                (s0, Part::Side, sphere(c1)?.1, part1)
-            }
-            (false, true) => {
-                let (c0, part0) = ends(y0);
-                (sphere(c0)?.0, part0, s1, Part::Side)
-            }
-            (false, false) => {
-                let (c0, part0) = ends(y0);
-                let (c1, part1) = ends(y1);
-                let (t0, t1a) = sphere(c0)?;
-                let t1 = if part1 == part0 { t1a } else { sphere(c1)?.1 };
-                (t0, part0, t1, part1)
-            }
-        };
-        finite(Crossing { t0, part0, t1: t1.max(t0), part1 })
     }
 
-    /// The full hit at `t` on `part`, with the point put back on that part.
-    fn hit_at(&self, ray: &Ray, t: f32, part: Part) -> Hit {
-        let (r, u) = (self.radius, self.axis);
-        match part {
-            Part::Side => {
-                let q = (ray.origin - self.mid) + t * ray.dir;
-                let y = q.dot(u);
-                let n = (q - y * u).normalize_or(u.any_orthonormal_vector());
-                let point = self.mid + y.clamp(-self.half_len, self.half_len) * u + r * n;
-                Hit::with_point(ray, t, point, n, part)
-            }
-            _ => {
-                let (c, away) = if part == Part::CapB { (self.b, u) } else { (self.a, -u) };
-                let n = ((ray.origin - c) + t * ray.dir).normalize_or(away.normalize_or(Vec3::Y));
-                Hit::with_point(ray, t, c + r * n, n, part)
-            }
-        }
+    /// The full hit at the f64 root `t` on `part` (see the module doc for
+    /// the point and normal); `o`, `d` are the kernel's f64 ray.
+    #[inline(always)]
+    fn hit_at(&self, ray: &Ray, o: DVec3, d: DVec3, t: f64, part: Part) -> Hit {
+        let (u, len) = (self.axis64, self.half_len64);
+        let q = o + t * d;
+        let y = q.dot(u).clamp(-len, len);
+        let n = (q - y * u) * (1.0 / f64::from(self.radius));
+        Hit::with_point(ray, t as f32, (self.mid64 + q).as_vec3(), n.as_vec3(), part)
     }
 }
 
-/// Roots `t0 <= t1` of `|o + t·d|² = r²` (an end sphere, `o` relative to its
-/// centre) given `dd = d·d` and its reciprocal. Reduced discriminant
-/// `dd·(r² − |o⊥|²)`, `o⊥ = o − (o·d/dd)·d` the offset of the line from the
-/// centre: no cancellation for far origins (Haines et al.); `r² − |o⊥|²`
-/// itself has an absolute error of a few ulps of `r²`, as `(r − l)(r + l)`
-/// would, without a square root.
-#[inline]
-fn sphere_roots(o: Vec3, d: Vec3, r: f32, dd: f32, inv_dd: f32) -> Option<(f32, f32)> {
-    let b = o.dot(d);
-    let disc = dd * (r * r - (o - (b * inv_dd) * d).length_squared());
-    if !(disc >= 0.0) {
-        return None;
-    }
-    Some(quadratic_roots(dd, b, o.length_squared() - r * r, disc))
-}
-
-/// The crossing if both of its parameters are finite f32 values.
-#[inline]
-fn finite(c: Crossing) -> Option<Crossing> {
-    (c.t0.is_finite() && c.t1.is_finite()).then_some(c)
-}
 
 impl RayCast for Capsule {
     #[inline]
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
-        let c = self.crossing(ray)?;
-        if range.contains(c.t0) {
-            Some(self.hit_at(ray, c.t0, c.part0))
-        } else if range.contains(c.t1) {
-            Some(self.hit_at(ray, c.t1, c.part1))
+        let c = self.crossing(ray);
+        let bounds = Bounds64::new(range);
+        let (in0, in1) = (bounds.contains(c.t0), bounds.contains(c.t1));
+        let (t, part) = if in0 { (c.t0, c.part0) } else { (c.t1, c.part1) };
+        if c.ok & (in0 | in1) {
+            Some(self.hit_at(ray, c.o, c.d, t, part))
         } else {
             None
         }
@@ -238,19 +244,25 @@ impl RayCast for Capsule {
 
     #[inline]
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
-        self.crossing(ray).is_some_and(|c| range.contains(c.t0) || range.contains(c.t1))
+        let c = self.crossing(ray);
+        let bounds = Bounds64::new(range);
+        c.ok & (bounds.contains(c.t0) | bounds.contains(c.t1))
     }
 
     fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {
-        let Some(c) = self.crossing(ray) else {
-            return Vec::new();
-        };
+        let c = self.crossing(ray);
         let mut out = Vec::with_capacity(2);
-        if range.contains(c.t0) {
-            out.push(self.hit_at(ray, c.t0, c.part0));
+        if !c.ok {
+            return out;
         }
-        if c.t1 != c.t0 && range.contains(c.t1) {
-            out.push(self.hit_at(ray, c.t1, c.part1));
+        let bounds = Bounds64::new(range);
+        let (in0, in1) = (bounds.contains(c.t0), bounds.contains(c.t1));
+        let (t0, t1) = (c.t0 as f32, c.t1 as f32);
+        if in0 {
+            out.push(self.hit_at(ray, c.o, c.d, c.t0, c.part0));
+        }
+        if t1 != t0 && in1 {
+            out.push(self.hit_at(ray, c.o, c.d, c.t1, c.part1));
         }
         out
     }
@@ -275,8 +287,11 @@ impl Solid for Capsule {
 
 impl ConvexSolid for Capsule {
     fn span(&self, ray: &Ray) -> Option<Span> {
-        let c = self.crossing(ray)?;
-        Some(Span { enter: self.hit_at(ray, c.t0, c.part0), exit: self.hit_at(ray, c.t1, c.part1) })
+        let c = self.crossing(ray);
+        c.ok.then(|| Span {
+            enter: self.hit_at(ray, c.o, c.d, c.t0, c.part0),
+            exit: self.hit_at(ray, c.o, c.d, c.t1, c.part1),
+        })
     }
 }
 

@@ -45,17 +45,29 @@
 //! may be reported). Ends that cross by less than the rounding of `t` (a line
 //! through the rim's edge) are a touch, not a miss.
 //!
+//! **Precision and layout.** Everything above is evaluated in f64 from the
+//! f32 inputs (products of two f32 are exact there), so `B² − A·C`, which
+//! cancels near tangency, is off by ~1e-16 of `B²` instead of f32's ~1e-7,
+//! and a grazing ray's roots keep their digits. The roots are the stable pair
+//! `q/A`, `C/q` with `q = −(B + sign(B)·√disc)` (Press et al., *Numerical
+//! Recipes* §5.6), which also gives the single root `−C/(2B)` of `A = 0`.
+//! The three cases of `A`, the base and the clipping are evaluated together
+//! and chosen with selects, so the kernel has no data-dependent branch; `cast`
+//! has one (hit or miss).
+//!
 //! Normals: the side's gradient `(x, k²·w, z)` is, on the surface
 //! (`√(x² + z²) = k·w`), parallel to `(x̂, k, ẑ)` with `(x̂, ẑ)` the unit radial
 //! direction, so it is taken from the radial direction alone; at the apex the
 //! radial direction is zero and the normal is `+Y`, which lies in the apex's
-//! normal cone. The base's normal is `−Y`.
+//! normal cone. The base's normal is `−Y`. With `s = 1/√(1 + k²)` stored,
+//! the side normal is `(s·x/ρ, s·k, s·z/ρ)`, `ρ = √(x² + z²)` of the f64 hit
+//! point: one square root and one division per hit.
 
 use crate::error::{or_panic, positive};
-use crate::numeric::{difference_of_products, gamma, quadratic_roots};
+use crate::numeric::{gamma, Bounds64, F32_MAX};
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError, Span};
-use glam::Vec3;
+use glam::{DVec3, Vec3, Vec3A};
 
 /// A finite cone on the local +Y axis: apex at `y = +half_height`, base disk
 /// of the given radius at `y = -half_height`. Parts: [`Part::Side`], [`Part::Base`].
@@ -77,6 +89,10 @@ use glam::Vec3;
 pub struct Cone {
     radius: f32,
     half_height: f32,
+    /// `k = radius / (2·half_height)` in f64.
+    slope64: f64,
+    /// `1/√(1 + k²)`: scales `(x̂, k, ẑ)` to a unit side normal.
+    side_scale: f64,
 }
 
 impl Cone {
@@ -85,7 +101,10 @@ impl Cone {
     /// # Errors
     /// [`ShapeError`] on `radius` or `half_height` unless finite and > 0.
     pub fn try_new(radius: f32, half_height: f32) -> Result<Self, ShapeError> {
-        Ok(Self { radius: positive("radius", radius)?, half_height: positive("half_height", half_height)? })
+        let (radius, half_height) = (positive("radius", radius)?, positive("half_height", half_height)?);
+        let slope64 = f64::from(radius) / (2.0 * f64::from(half_height));
+        let side_scale = 1.0 / (1.0 + slope64 * slope64).sqrt();
+        Ok(Self { radius, half_height, slope64, side_scale })
     }
     /// Like [`Cone::try_new`].
     ///
@@ -112,159 +131,155 @@ impl Cone {
 }
 
 /// Bound on the distance between the computed foot of the perpendicular `q` and
-/// the exact one, per unit of `|o − apex|`: about ten roundings (dot products,
-/// division, update), doubled. A foot closer to the apex than this is the apex.
-const APEX_SNAP: f32 = gamma(16);
+/// the exact one, per unit of `|o − apex|`, at the f32 rounding of the inputs:
+/// a line given as through the apex is off it by that rounding, so a foot
+/// closer to the apex than this is the apex (the f64 foot itself is far
+/// more accurate).
+const APEX_SNAP: f64 = gamma(16) as f64;
 
-/// Where the line is inside the cone: from `t0` to `t1` (`t0 <= t1`), entering
-/// through the base when `base0`, leaving through it when `base1`.
+/// Where the line is inside the cone: from `t0` to `t1` (`t0 <= t1`, f64),
+/// entering through the base when `base0`, leaving through it when `base1`;
+/// `ok` false when the line misses, the ray is degenerate, or an end is not a
+/// finite f32.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Chord {
-    t0: f32,
-    t1: f32,
+    t0: f64,
+    t1: f64,
     base0: bool,
     base1: bool,
+    ok: bool,
 }
 
 /// The interval of the line `o + t·d` inside the cone of slope `k` and half
-/// height `h` (see the module doc for the derivation), or `None` if it misses
-/// (also for a degenerate ray: every comparison with NaN fails).
-#[inline]
-fn ray_cone(o: Vec3, d: Vec3, k: f32, h: f32) -> Option<Chord> {
-    const INF: f32 = f32::INFINITY;
-    let oa = Vec3::new(o.x, o.y - h, o.z);
-    let dd = d.length_squared();
-    let ts = -oa.dot(d) / dd;
-    let mut q = oa + ts * d;
+/// height `h` (see the module doc for the derivation).
+#[inline(always)]
+fn ray_cone(o: Vec3, d: Vec3, k: f64, h: f32) -> Chord {
+    const INF: f64 = f64::INFINITY;
+    let (oa, da) = (Vec3A::from(o), Vec3A::from(d));
+    // NaN or ±∞ anywhere makes a lane of `(o − o) + (d − d)` NaN.
+    let valid = ((oa - oa) + (da - da)).cmpeq(Vec3A::ZERO).all() & (d != Vec3::ZERO);
+    let h = f64::from(h);
+    let (o, d) = (o.as_dvec3(), d.as_dvec3());
+    let oa = DVec3::new(o.x, o.y - h, o.z);
+    let inv_dd = 1.0 / d.length_squared();
+    let ts = -oa.dot(d) * inv_dd;
+    let q = oa + ts * d;
     let snap2 = (APEX_SNAP * APEX_SNAP) * oa.length_squared();
-    if q.length_squared() <= snap2 {
-        q = Vec3::ZERO;
-    }
-    let kdy = k * d.y;
-    let kqy = k * q.y;
-    // Plain f32 for A, B, C: their rounding is that of a relative-ε change of
-    // q and d (backward stable), and fused products here would be libm calls on
-    // targets without FMA. Only B² − A·C, which cancels near tangency, is fused.
-    let a = d.x * d.x + d.z * d.z - kdy * kdy;
-    let b = q.x * d.x + q.z * d.z - kqy * kdy;
-    let c = q.x * q.x + q.z * q.z - kqy * kqy;
-    let disc = difference_of_products(b, b, a, c);
-    // Depth below the apex at t': w = −(q_y + t'·d_y).
-    let below_apex = |t: f32| -(q.y + t * d.y) >= 0.0;
-    // Side interval, relative to t_s.
-    let (s0, s1) = if a > 0.0 {
-        if !(disc >= 0.0) {
-            return None;
-        }
-        let (r0, r1) = quadratic_roots(a, b, c, disc);
-        if !below_apex(0.5 * (r0 + r1)) {
-            return None;
-        }
-        (r0, r1)
-    } else {
-        let r = if a < 0.0 {
-            let (r0, r1) = quadratic_roots(a, b, c, disc.max(0.0));
-            if d.y < 0.0 {
-                r1
-            } else {
-                r0
-            }
-        } else if b != 0.0 {
-            let r = -c / (2.0 * b);
-            if !below_apex(r) {
-                return None;
-            }
-            r
-        } else if c == 0.0 {
-            0.0 // A = B = C = 0: the line is a generator, through the apex.
-        } else {
-            return None;
-        };
-        if d.y < 0.0 {
-            (r, INF)
-        } else {
-            (-INF, r)
-        }
-    };
-    let (s0, s1) = (ts + s0, ts + s1);
+    let q = if q.length_squared() <= snap2 { DVec3::ZERO } else { q };
+    let k2 = k * k;
+    let a = d.x * d.x + d.z * d.z - k2 * (d.y * d.y);
+    let b = q.x * d.x + q.z * d.z - k2 * (q.y * d.y);
+    let c = q.x * q.x + q.z * q.z - k2 * (q.y * q.y);
+    let disc = b * b - a * c;
+    // Stable roots (sorted); for a = 0 `rc` is the linear root −c/(2b).
+    let root = disc.max(0.0).sqrt();
+    let qv = -(b + root.copysign(b));
+    let rq = qv / a;
+    let rc = c / qv;
+    let (r0, r1) = (rq.min(rc), rq.max(rc));
+    // Depth below the apex at t' is −(q_y + t'·d_y) >= 0.
+    let below_apex = |t: f64| -(q.y + t * d.y) >= 0.0;
+    let down = d.y < 0.0;
+    // A > 0: [r0, r1] on one nappe, kept if it is the lower one.
+    let ok_pos = (disc >= 0.0) & below_apex(0.5 * (r0 + r1));
+    // A < 0: the half-line toward w → +∞ from the root on its side.
+    let r_neg = if down { r1 } else { r0 };
+    // A = 0: the linear root (b ≠ 0) if below the apex; b = c = 0 is a
+    // generator through the apex.
+    let lin = b != 0.0;
+    let r_lin = if lin { rc } else { 0.0 };
+    let ok_lin = if lin { below_apex(rc) } else { c == 0.0 };
+    let r = if a < 0.0 { r_neg } else { r_lin };
+    let (h0, h1) = if down { (r, INF) } else { (-INF, r) };
+    let pos = a > 0.0;
+    let s0 = ts + if pos { r0 } else { h0 };
+    let s1 = ts + if pos { r1 } else { h1 };
+    let side_ok = if pos { ok_pos } else { (a < 0.0) | ok_lin };
     // Base half-line y >= −h.
-    let (b0, b1) = if d.y != 0.0 {
-        let tb = (-h - o.y) / d.y;
-        if d.y < 0.0 {
-            (-INF, tb)
-        } else {
-            (tb, INF)
-        }
-    } else if o.y >= -h {
-        (-INF, INF)
-    } else {
-        return None;
-    };
+    let flat = d.y == 0.0;
+    let tb = (-h - o.y) / d.y;
+    let b0 = if flat | down { -INF } else { tb };
+    let b1 = if flat | !down { INF } else { tb };
+    let base_ok = !flat | (o.y >= -h);
     let base0 = b0 > s0;
     let base1 = b1 < s1;
-    let mut t0 = if base0 { b0 } else { s0 };
-    let mut t1 = if base1 { b1 } else { s1 };
-    if !(t0 <= t1) {
-        // Ends crossing by less than their rounding: a touch at an edge of the rim.
-        let tol = 2.0 * (snap2 / dd).sqrt();
-        if !(t0 - t1 <= tol) {
-            return None;
-        }
-        let mid = 0.5 * (t0 + t1);
-        (t0, t1) = (mid, mid);
-    }
-    if !(t0.is_finite() && t1.is_finite()) {
-        return None;
-    }
-    Some(Chord { t0, t1, base0, base1 })
+    let t0 = if base0 { b0 } else { s0 };
+    let t1 = if base1 { b1 } else { s1 };
+    // Ends crossing by less than their rounding: a touch at an edge of the rim.
+    let crossed = !(t0 <= t1);
+    let tol = 2.0 * (snap2 * inv_dd).sqrt();
+    let touch = t0 - t1 <= tol;
+    let mid = 0.5 * (t0 + t1);
+    let (t0, t1) = if crossed { (mid, mid) } else { (t0, t1) };
+    let ok = valid
+        & side_ok
+        & base_ok
+        & (!crossed | touch)
+        & (t0.abs() <= F32_MAX)
+        & (t1.abs() <= F32_MAX);
+    Chord { t0, t1, base0, base1, ok }
 }
 
+
 impl Cone {
-    #[inline]
-    fn chord(&self, ray: &Ray) -> Option<Chord> {
-        if !ray.is_valid() {
-            return None;
-        }
-        ray_cone(ray.origin, ray.dir, self.slope(), self.half_height)
+    #[inline(always)]
+    fn chord(&self, ray: &Ray) -> Chord {
+        ray_cone(ray.origin, ray.dir, self.slope64, self.half_height)
     }
 
-    fn hit_at(&self, ray: &Ray, t: f32, base: bool) -> Hit {
-        let p = ray.at(t);
+    /// The hit at the f64 parameter `t` on the base or the side (see the
+    /// module doc for the normal).
+    #[inline(always)]
+    fn hit_at(&self, ray: &Ray, t: f64, base: bool) -> Hit {
+        let p = ray.origin.as_dvec3() + t * ray.dir.as_dvec3();
+        let t = t as f32;
         if base {
-            let p = Vec3::new(p.x, -self.half_height, p.z);
+            let p = Vec3::new(p.x as f32, -self.half_height, p.z as f32);
             return Hit::with_point(ray, t, p, Vec3::NEG_Y, Part::Base);
         }
-        let u = Vec3::new(p.x, 0.0, p.z).normalize_or_zero();
-        let n = Vec3::new(u.x, self.slope(), u.z).normalize();
-        Hit::with_point(ray, t, p, n, Part::Side)
+        let s = self.side_scale;
+        let rho = (p.x * p.x + p.z * p.z).sqrt();
+        // At the apex (ρ = 0) the radial part is zero and the normal is +Y.
+        let radial = if rho > 0.0 { s / rho } else { 0.0 };
+        let n = DVec3::new(p.x * radial, if rho > 0.0 { s * self.slope64 } else { 1.0 }, p.z * radial);
+        Hit::with_point(ray, t, p.as_vec3(), n.as_vec3(), Part::Side)
     }
 }
 
 impl RayCast for Cone {
+    #[inline]
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
-        let ch = self.chord(ray)?;
-        if range.contains(ch.t0) {
-            Some(self.hit_at(ray, ch.t0, ch.base0))
-        } else if range.contains(ch.t1) {
-            Some(self.hit_at(ray, ch.t1, ch.base1))
+        let ch = self.chord(ray);
+        let bounds = Bounds64::new(range);
+        let (in0, in1) = (bounds.contains(ch.t0), bounds.contains(ch.t1));
+        let (t, base) = if in0 { (ch.t0, ch.base0) } else { (ch.t1, ch.base1) };
+        if ch.ok & (in0 | in1) {
+            Some(self.hit_at(ray, t, base))
         } else {
             None
         }
     }
 
+    #[inline]
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
-        self.chord(ray).is_some_and(|ch| range.contains(ch.t0) || range.contains(ch.t1))
+        let ch = self.chord(ray);
+        let bounds = Bounds64::new(range);
+        ch.ok & (bounds.contains(ch.t0) | bounds.contains(ch.t1))
     }
 
     fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {
-        let Some(ch) = self.chord(ray) else {
-            return Vec::new();
-        };
+        let ch = self.chord(ray);
         let mut out = Vec::with_capacity(2);
-        if range.contains(ch.t0) {
+        if !ch.ok {
+            return out;
+        }
+        let bounds = Bounds64::new(range);
+        let (in0, in1) = (bounds.contains(ch.t0), bounds.contains(ch.t1));
+        let (t0, t1) = (ch.t0 as f32, ch.t1 as f32);
+        if in0 {
             out.push(self.hit_at(ray, ch.t0, ch.base0));
         }
-        if ch.t1 != ch.t0 && range.contains(ch.t1) {
+        if t1 != t0 && in1 {
             out.push(self.hit_at(ray, ch.t1, ch.base1));
         }
         out
@@ -285,8 +300,8 @@ impl Solid for Cone {
 
 impl ConvexSolid for Cone {
     fn span(&self, ray: &Ray) -> Option<Span> {
-        let ch = self.chord(ray)?;
-        Some(Span { enter: self.hit_at(ray, ch.t0, ch.base0), exit: self.hit_at(ray, ch.t1, ch.base1) })
+        let ch = self.chord(ray);
+        ch.ok.then(|| Span { enter: self.hit_at(ray, ch.t0, ch.base0), exit: self.hit_at(ray, ch.t1, ch.base1) })
     }
 }
 

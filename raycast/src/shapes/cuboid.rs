@@ -23,6 +23,10 @@
 //!   Accepted that way, `t1` is reported as `max(t0, t1)`, so `t0 <= t1` always.
 //! * The hit point is snapped onto the face (`p_k = ±h_k`) and clamped into the
 //!   face rectangle, removing the error `o + t·d` carries from a far origin.
+//! * Branch-free: all three slabs in one 4-lane `Vec3A` pass, the entry (exit)
+//!   axis is the first lane equal to the max (min) found from a lane mask, and
+//!   the face, normal and point are selected from that axis with masks and a
+//!   table. The only data-dependent branch left is hit or miss (in `cast`).
 
 use crate::error::{or_panic, positive};
 use crate::numeric::gamma;
@@ -80,25 +84,27 @@ impl Cuboid {
 /// entry one: each slab end has two roundings, see the module doc.
 const TOUCH_SLACK: f32 = 2.0 * gamma(3);
 
-/// Where the line crosses the box: entry `t0` on axis `axis0`, exit `t1` on
-/// axis `axis1` (`t0 <= t1`). The face sign follows from the sign of `dir`
-/// on that axis (entry through the face the ray points into).
+/// Where the line crosses the box (see the module doc): entry `t0`, exit
+/// `t1` (`t0 <= t1`, raised to `t0` when the slack accepted them crossed) and
+/// the slab ends they came from; `ok` is false when the line misses, the ray
+/// is degenerate, or a crossing is not a finite f32.
 #[derive(Clone, Copy, Debug)]
 struct Crossing {
     t0: f32,
-    axis0: usize,
     t1: f32,
-    axis1: usize,
+    /// The exit before it was raised to `t0`: the lane of `far` it came from.
+    t1_raw: f32,
+    near: Vec3A,
+    far: Vec3A,
+    ok: bool,
 }
 
-/// The slab kernel (see the module doc); `None` if the line misses, the ray
-/// is degenerate, or a crossing is not a finite f32.
-#[inline]
-fn ray_box(o: Vec3, d: Vec3, h: Vec3) -> Option<Crossing> {
+/// The slab kernel (see the module doc).
+#[inline(always)]
+fn ray_box(o: Vec3, d: Vec3, h: Vec3) -> Crossing {
     let (o, d, h) = (Vec3A::from(o), Vec3A::from(d), Vec3A::from(h));
-    if !(o.is_finite() && d.is_finite()) || d == Vec3A::ZERO {
-        return None;
-    }
+    // NaN or ±∞ in any lane makes `(o − o) + (d − d)` NaN there.
+    let valid = ((o - o) + (d - d)).cmpeq(Vec3A::ZERO).all() & !d.cmpeq(Vec3A::ZERO).all();
     let t_lo = (-h - o) / d;
     let t_hi = (h - o) / d;
     let positive = d.cmpgt(Vec3A::ZERO);
@@ -111,62 +117,46 @@ fn ray_box(o: Vec3, d: Vec3, h: Vec3) -> Option<Crossing> {
     let blocked = parallel & !inside;
     let near = Vec3A::select(free, Vec3A::NEG_INFINITY, Vec3A::select(blocked, Vec3A::INFINITY, near));
     let far = Vec3A::select(free, Vec3A::INFINITY, Vec3A::select(blocked, Vec3A::NEG_INFINITY, far));
-    let (t0, axis0) = arg_max(near);
-    let (t1, axis1) = arg_min(far);
-    if !(t0 <= t1 + t1.abs() * TOUCH_SLACK) || !t0.is_finite() || !t1.is_finite() {
-        return None;
-    }
-    Some(Crossing { t0, axis0, t1: t1.max(t0), axis1 })
+    let t0 = near.max_element();
+    let t1 = far.min_element();
+    let ok = valid
+        & (t0 <= t1 + t1.abs() * TOUCH_SLACK)
+        & (t0.abs() < f32::INFINITY)
+        & (t1.abs() < f32::INFINITY);
+    Crossing { t0, t1: t1.max(t0), t1_raw: t1, near, far, ok }
 }
 
-/// Largest lane and its index (the first on ties: x, then y, then z).
-#[inline]
-fn arg_max(v: Vec3A) -> (f32, usize) {
-    let (mut m, mut i) = (v.x, 0);
-    if v.y > m {
-        (m, i) = (v.y, 1);
-    }
-    if v.z > m {
-        (m, i) = (v.z, 2);
-    }
-    (m, i)
-}
-
-/// Smallest lane and its index (the first on ties).
-#[inline]
-fn arg_min(v: Vec3A) -> (f32, usize) {
-    let (mut m, mut i) = (v.x, 0);
-    if v.y < m {
-        (m, i) = (v.y, 1);
-    }
-    if v.z < m {
-        (m, i) = (v.z, 2);
-    }
-    (m, i)
-}
+/// The faces by axis, negative then positive.
+const FACES: [[Part; 2]; 3] = [[Part::NegX, Part::PosX], [Part::NegY, Part::PosY], [Part::NegZ, Part::PosZ]];
 
 impl Cuboid {
-    /// The full hit at `t` on the face of `axis`; `entering` picks the face the
-    /// ray points into (`true`) or out of (`false`).
-    fn hit_at(&self, ray: &Ray, t: f32, axis: usize, entering: bool) -> Hit {
-        let positive = (ray.dir[axis] > 0.0) != entering;
-        let h = self.half_extents;
-        let mut p = ray.at(t).clamp(-h, h);
-        p[axis] = if positive { h[axis] } else { -h[axis] };
-        let mut n = Vec3::ZERO;
-        n[axis] = if positive { 1.0 } else { -1.0 };
-        Hit::with_point(ray, t, p, n, Part::axis_face(axis, positive))
+    /// The full hit at `t` on the face of the first lane of `lanes` equal to
+    /// `t_raw` (the axis that set it); `entering` picks the face the ray points
+    /// into (`true`) or out of (`false`).
+    #[inline(always)]
+    fn hit_at(&self, ray: &Ray, t: f32, lanes: Vec3A, t_raw: f32, entering: bool) -> Hit {
+        let (o, d, h) = (Vec3A::from(ray.origin), Vec3A::from(ray.dir), Vec3A::from(self.half_extents));
+        // First lane on ties (x, then y, then z); `& 3` keeps the index in range.
+        let axis = (lanes.cmpeq(Vec3A::splat(t_raw)).bitmask().trailing_zeros() & 3).min(2) as usize;
+        let d_pos = (d.cmpgt(Vec3A::ZERO).bitmask() >> axis) & 1 != 0;
+        let positive = d_pos != entering;
+        let sign = if positive { 1.0 } else { -1.0 };
+        let on_axis = Vec3A::new(0.0, 1.0, 2.0).cmpeq(Vec3A::splat(axis as f32));
+        let n = Vec3A::select(on_axis, Vec3A::splat(sign), Vec3A::ZERO);
+        let p = Vec3A::select(on_axis, sign * h, (o + t * d).clamp(-h, h));
+        Hit::with_point(ray, t, p.into(), n.into(), FACES[axis][usize::from(positive)])
     }
 }
 
 impl RayCast for Cuboid {
     #[inline]
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
-        let c = ray_box(ray.origin, ray.dir, self.half_extents)?;
-        if range.contains(c.t0) {
-            Some(self.hit_at(ray, c.t0, c.axis0, true))
-        } else if range.contains(c.t1) {
-            Some(self.hit_at(ray, c.t1, c.axis1, false))
+        let c = ray_box(ray.origin, ray.dir, self.half_extents);
+        let entering = range.contains(c.t0);
+        let (t, t_raw) = if entering { (c.t0, c.t0) } else { (c.t1, c.t1_raw) };
+        let lanes = if entering { c.near } else { c.far };
+        if c.ok & (entering | range.contains(c.t1)) {
+            Some(self.hit_at(ray, t, lanes, t_raw, entering))
         } else {
             None
         }
@@ -174,20 +164,21 @@ impl RayCast for Cuboid {
 
     #[inline]
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
-        ray_box(ray.origin, ray.dir, self.half_extents)
-            .is_some_and(|c| range.contains(c.t0) || range.contains(c.t1))
+        let c = ray_box(ray.origin, ray.dir, self.half_extents);
+        c.ok & (range.contains(c.t0) | range.contains(c.t1))
     }
 
     fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {
-        let Some(c) = ray_box(ray.origin, ray.dir, self.half_extents) else {
-            return Vec::new();
-        };
+        let c = ray_box(ray.origin, ray.dir, self.half_extents);
         let mut out = Vec::with_capacity(2);
+        if !c.ok {
+            return out;
+        }
         if range.contains(c.t0) {
-            out.push(self.hit_at(ray, c.t0, c.axis0, true));
+            out.push(self.hit_at(ray, c.t0, c.near, c.t0, true));
         }
         if c.t1 != c.t0 && range.contains(c.t1) {
-            out.push(self.hit_at(ray, c.t1, c.axis1, false));
+            out.push(self.hit_at(ray, c.t1, c.far, c.t1_raw, false));
         }
         out
     }
@@ -207,10 +198,10 @@ impl Solid for Cuboid {
 
 impl ConvexSolid for Cuboid {
     fn span(&self, ray: &Ray) -> Option<Span> {
-        let c = ray_box(ray.origin, ray.dir, self.half_extents)?;
-        Some(Span {
-            enter: self.hit_at(ray, c.t0, c.axis0, true),
-            exit: self.hit_at(ray, c.t1, c.axis1, false),
+        let c = ray_box(ray.origin, ray.dir, self.half_extents);
+        c.ok.then(|| Span {
+            enter: self.hit_at(ray, c.t0, c.near, c.t0, true),
+            exit: self.hit_at(ray, c.t1, c.far, c.t1_raw, false),
         })
     }
 }

@@ -8,33 +8,41 @@
 //! side roots and disks separately). Whichever interval set the entry (exit)
 //! names the part: `Side`, or the cap the ray crosses.
 //!
-//! Side: `(o_x + t·d_x)² + (o_z + t·d_z)² = r²`, i.e. `a·t² + 2·b·t + c = 0`
-//! with `a = d_x² + d_z²`, `b = o_x·d_x + o_z·d_z`, `c = o_x² + o_z² − r²`.
-//! The reduced discriminant `b² − a·c` is computed as `a·(r² − l²)`, `l`
-//! the distance in the xz plane from the axis to the projected line
-//! (`|o_xz − (b/a)·d_xz|`), which does not cancel when the origin is far
-//! away (Haines et al., *Ray Tracing Gems* ch. 7, as for the sphere; `r² − l²`
-//! has an absolute error of a few ulps of `r²` either way, so no square root
-//! of `l²` is taken); roots
-//! from [`quadratic_roots`]. Caps: `c0, c1 = (∓h − o_y)/d_y` by division.
+//! Side: `(o_x + t·d_x)² + (o_z + t·d_z)² = r²`. With `a = d_x² + d_z²`,
+//! `b = o_x·d_x + o_z·d_z`, the foot of the perpendicular from the axis (in
+//! the xz plane) is at `t_m = −b/a`, and the line is inside the infinite
+//! cylinder over `t_m ± √(h²/a)`, `h² = r² − |o_xz + t_m·d_xz|²` the squared
+//! half chord (the perpendicular-distance form of Haines et al., *Ray Tracing
+//! Gems* ch. 7: no `b² − a·c`, which cancels for a far origin). This is
+//! computed in f64 from the f32 inputs: products of two f32 are exact there,
+//! so `h²` is off by ~1e-16·r² instead of f32's ~1e-7·r², and a grazing ray's
+//! half chord `h` (error `err(h²)/(2h)`) keeps its digits; in f64 the plain
+//! `t_m ± half` is as good as the Vieta form. Caps: `c0, c1 = (∓h − o_y)/d_y`,
+//! one rounding, also in f64 so both intervals are compared at one precision.
 //!
 //! Departures from the textbook form:
-//! * A ray parallel to the axis (`a` zero, or subnormal so that `b/a` would
-//!   overflow) is decided exactly: inside the infinite cylinder for every `t`
-//!   when `o_x² + o_z² ≤ r²` (boundary included: a ray along the side
+//! * A ray parallel to the axis (`a == 0`; in f64 no f32 direction makes `a`
+//!   underflow) is decided exactly: inside the infinite cylinder for every
+//!   `t` when `o_x² + o_z² ≤ r²` (boundary included: a ray along the side
 //!   touches), else a miss. Likewise `d_y == 0` is decided by `|o_y| ≤ h`, so
 //!   no `0/0` is ever formed.
-//! * A tangent line gives `disc == 0`, `s0 == s1`: a hit (touching counts).
+//! * A tangent line gives `h² == 0`, one double root: a hit (touching counts);
+//!   so does a line within the f32 rounding of the inputs of tangent
+//!   ([`TOUCH_REL`]), and an axial line that close to the side.
 //! * A ray through the rim has equal entry and exit in exact arithmetic; the
 //!   rounded values are compared with a slack (see [`TOUCH_SLACK`]).
-//! * The hit point is put back on the surface: radially onto `r` for the side
-//!   (with `y` clamped to the caps), `y = ±h` for a cap (clamped into the disk).
+//! * Branch-free: both intervals, the clipping and the choice of the end are
+//!   computed with selects; `cast` has one data-dependent branch (hit or miss).
+//! * The hit point is `o + t·d` in f64 (unrounded `t`), put on the surface:
+//!   the side normal is its radial part divided by `r` (unit to f64 rounding,
+//!   no square root), `y` clamped to the caps; a cap point gets `y = ±h` and is
+//!   pulled into the disk if a rim hit lands a rounding outside it.
 
 use crate::error::{or_panic, positive};
-use crate::numeric::{gamma, quadratic_roots};
+use crate::numeric::{gamma, Bounds64, F32_MAX, TOUCH_REL};
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError, Span};
-use glam::Vec3;
+use glam::{Vec3, Vec3A};
 
 /// A finite cylinder on the local +Y axis with caps at `y = ±half_height`.
 /// Parts: [`Part::Side`], [`Part::Top`], [`Part::Bottom`].
@@ -82,103 +90,108 @@ impl Cylinder {
     }
 }
 
-/// Relative widening of the exit before it is compared with the entry. A cap
-/// parameter carries 2 roundings, a side root about 10 (the products and sums
-/// of `b` and `l`, the square root, `q` and the final division), so two
-/// values equal in exact arithmetic (a ray through the rim) differ by at most
-/// γ(12) relative to the larger.
-const TOUCH_SLACK: f32 = gamma(12);
+/// Relative widening of the exit before it is compared with the entry, so
+/// that a ray through the rim (equal entry and exit in exact arithmetic) is
+/// never lost. The f64 values are far more accurate than this; the slack is
+/// the f32 rounding of the inputs, γ(12), which accepts only rays that miss
+/// the rim by less than ~7e-7 of `|t|·|d|`.
+const TOUCH_SLACK: f64 = gamma(12) as f64;
 
-/// Entry and exit of the line (`t0 <= t1`), each with the part it crosses.
+/// Entry and exit of the line (`t0 <= t1`, f64), whether each is on the side,
+/// and `ok`: false when the line misses, the ray is degenerate, or a crossing
+/// is not a finite f32.
 #[derive(Clone, Copy, Debug)]
 struct Crossing {
-    t0: f32,
-    part0: Part,
-    t1: f32,
-    part1: Part,
+    t0: f64,
+    t1: f64,
+    side0: bool,
+    side1: bool,
+    /// `d_y > 0`: the bottom cap is the one entered.
+    up: bool,
+    ok: bool,
 }
 
-/// The kernel (see the module doc); `None` if the line misses, the ray is
-/// degenerate, or a crossing is not a finite f32.
-#[inline]
-fn ray_cylinder(o: Vec3, d: Vec3, r: f32, h: f32) -> Option<Crossing> {
-    if !(o.is_finite() && d.is_finite()) || d == Vec3::ZERO {
-        return None;
-    }
+/// The kernel (see the module doc).
+#[inline(always)]
+fn ray_cylinder(o: Vec3, d: Vec3, r: f32, h: f32) -> Crossing {
+    const INF: f64 = f64::INFINITY;
+    let (oa, da) = (Vec3A::from(o), Vec3A::from(d));
+    // NaN or ±∞ anywhere makes a lane of `(o − o) + (d − d)` NaN.
+    let valid = ((oa - oa) + (da - da)).cmpeq(Vec3A::ZERO).all() & (d != Vec3::ZERO);
+    let (o, d) = (o.as_dvec3(), d.as_dvec3());
+    let (r, h) = (f64::from(r), f64::from(h));
     // Inside the infinite cylinder over [s0, s1].
     let a = d.x * d.x + d.z * d.z;
-    let (s0, s1) = if a >= f32::MIN_POSITIVE {
-        let b = o.x * d.x + o.z * d.z;
-        let c = o.x * o.x + o.z * o.z - r * r;
-        let k = b / a;
-        let (px, pz) = (o.x - k * d.x, o.z - k * d.z);
-        let disc = a * (r * r - (px * px + pz * pz));
-        if !(disc >= 0.0) {
-            return None;
-        }
-        quadratic_roots(a, b, c, disc)
-    } else if o.x * o.x + o.z * o.z <= r * r {
-        (f32::NEG_INFINITY, f32::INFINITY)
-    } else {
-        return None;
-    };
+    let inv_a = 1.0 / a;
+    let tm = -(o.x * d.x + o.z * d.z) * inv_a;
+    let (fx, fz) = (o.x + tm * d.x, o.z + tm * d.z);
+    let r2 = r * r;
+    let h2 = r2 - (fx * fx + fz * fz);
+    let half = (h2.max(0.0) * inv_a).sqrt();
+    let axial = a == 0.0;
+    let in_tube = o.x * o.x + o.z * o.z <= r2 * (1.0 + TOUCH_REL);
+    let s0 = if axial { -INF } else { tm - half };
+    let s1 = if axial { INF } else { tm + half };
+    let side_ok = if axial { in_tube } else { h2 >= -TOUCH_REL * r2 };
     // Inside the slab |y| <= h over [c0, c1]; the cap entered first is the
     // bottom one when the ray goes up.
     let up = d.y > 0.0;
-    let (c0, c1) = if d.y != 0.0 {
-        let t_bottom = (-h - o.y) / d.y;
-        let t_top = (h - o.y) / d.y;
-        if up {
-            (t_bottom, t_top)
-        } else {
-            (t_top, t_bottom)
-        }
-    } else if o.y.abs() <= h {
-        (f32::NEG_INFINITY, f32::INFINITY)
-    } else {
-        return None;
-    };
-    let (t0, part0) =
-        if s0 >= c0 { (s0, Part::Side) } else { (c0, if up { Part::Bottom } else { Part::Top }) };
-    let (t1, part1) =
-        if s1 <= c1 { (s1, Part::Side) } else { (c1, if up { Part::Top } else { Part::Bottom }) };
-    if !(t0 <= t1 + t1.abs() * TOUCH_SLACK) || !t0.is_finite() || !t1.is_finite() {
-        return None;
-    }
-    Some(Crossing { t0, part0, t1: t1.max(t0), part1 })
+    let flat = d.y == 0.0;
+    let inv_dy = 1.0 / d.y;
+    let t_bottom = (-h - o.y) * inv_dy;
+    let t_top = (h - o.y) * inv_dy;
+    let c0 = if flat { -INF } else if up { t_bottom } else { t_top };
+    let c1 = if flat { INF } else if up { t_top } else { t_bottom };
+    let slab_ok = !flat | (o.y.abs() <= h);
+    let side0 = s0 >= c0;
+    let side1 = s1 <= c1;
+    let t0 = if side0 { s0 } else { c0 };
+    let t1 = if side1 { s1 } else { c1 };
+    let ok = valid
+        & side_ok
+        & slab_ok
+        & (t0 <= t1 + t1.abs() * TOUCH_SLACK)
+        & (t0.abs() <= F32_MAX)
+        & (t1.abs() <= F32_MAX);
+    Crossing { t0, t1: t1.max(t0), side0, side1, up, ok }
 }
 
+
 impl Cylinder {
-    /// The full hit at `t` on `part`, with the point put back on that part.
-    fn hit_at(&self, ray: &Ray, t: f32, part: Part) -> Hit {
-        let (r, h) = (self.radius, self.half_height);
-        let p = ray.at(t);
-        match part {
-            Part::Side => {
-                let n = Vec3::new(p.x, 0.0, p.z).normalize_or(Vec3::X);
-                let point = Vec3::new(n.x * r, p.y.clamp(-h, h), n.z * r);
-                Hit::with_point(ray, t, point, n, part)
-            }
-            _ => {
-                let top = part == Part::Top;
-                let rho2 = p.x * p.x + p.z * p.z;
-                // Clamp into the disk: a rim hit may land a rounding outside it.
-                let shrink = if rho2 > r * r { r / rho2.sqrt() } else { 1.0 };
-                let point = Vec3::new(p.x * shrink, if top { h } else { -h }, p.z * shrink);
-                Hit::with_point(ray, t, point, if top { Vec3::Y } else { Vec3::NEG_Y }, part)
-            }
+    /// The full hit at the f64 root `t` on the side or the cap the ray
+    /// crosses (`top`), with the point put back on that part.
+    #[inline(always)]
+    fn hit_at(&self, ray: &Ray, t: f64, side: bool, top: bool) -> Hit {
+        let (r, h) = (f64::from(self.radius), f64::from(self.half_height));
+        let p = ray.origin.as_dvec3() + t * ray.dir.as_dvec3();
+        let t = t as f32;
+        if side {
+            let inv_r = 1.0 / r;
+            let n = Vec3::new((p.x * inv_r) as f32, 0.0, (p.z * inv_r) as f32);
+            let point = Vec3::new(p.x as f32, p.y.clamp(-h, h) as f32, p.z as f32);
+            return Hit::with_point(ray, t, point, n, Part::Side);
         }
+        let rho2 = p.x * p.x + p.z * p.z;
+        // Pull into the disk: a rim hit may land a rounding outside it (rare).
+        let shrink = if rho2 > r * r { r / rho2.sqrt() } else { 1.0 };
+        let point = Vec3::new((p.x * shrink) as f32, if top { h } else { -h } as f32, (p.z * shrink) as f32);
+        let (n, part) = if top { (Vec3::Y, Part::Top) } else { (Vec3::NEG_Y, Part::Bottom) };
+        Hit::with_point(ray, t, point, n, part)
     }
 }
 
 impl RayCast for Cylinder {
     #[inline]
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
-        let c = ray_cylinder(ray.origin, ray.dir, self.radius, self.half_height)?;
-        if range.contains(c.t0) {
-            Some(self.hit_at(ray, c.t0, c.part0))
-        } else if range.contains(c.t1) {
-            Some(self.hit_at(ray, c.t1, c.part1))
+        let c = ray_cylinder(ray.origin, ray.dir, self.radius, self.half_height);
+        let bounds = Bounds64::new(range);
+        let (in0, in1) = (bounds.contains(c.t0), bounds.contains(c.t1));
+        let t = if in0 { c.t0 } else { c.t1 };
+        let side = if in0 { c.side0 } else { c.side1 };
+        // Entering through the bottom when going up; leaving through the top.
+        let top = in0 != c.up;
+        if c.ok & (in0 | in1) {
+            Some(self.hit_at(ray, t, side, top))
         } else {
             None
         }
@@ -186,20 +199,25 @@ impl RayCast for Cylinder {
 
     #[inline]
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
-        ray_cylinder(ray.origin, ray.dir, self.radius, self.half_height)
-            .is_some_and(|c| range.contains(c.t0) || range.contains(c.t1))
+        let c = ray_cylinder(ray.origin, ray.dir, self.radius, self.half_height);
+        let bounds = Bounds64::new(range);
+        c.ok & (bounds.contains(c.t0) | bounds.contains(c.t1))
     }
 
     fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {
-        let Some(c) = ray_cylinder(ray.origin, ray.dir, self.radius, self.half_height) else {
-            return Vec::new();
-        };
+        let c = ray_cylinder(ray.origin, ray.dir, self.radius, self.half_height);
         let mut out = Vec::with_capacity(2);
-        if range.contains(c.t0) {
-            out.push(self.hit_at(ray, c.t0, c.part0));
+        if !c.ok {
+            return out;
         }
-        if c.t1 != c.t0 && range.contains(c.t1) {
-            out.push(self.hit_at(ray, c.t1, c.part1));
+        let bounds = Bounds64::new(range);
+        let (in0, in1) = (bounds.contains(c.t0), bounds.contains(c.t1));
+        let (t0, t1) = (c.t0 as f32, c.t1 as f32);
+        if in0 {
+            out.push(self.hit_at(ray, c.t0, c.side0, !c.up));
+        }
+        if t1 != t0 && in1 {
+            out.push(self.hit_at(ray, c.t1, c.side1, c.up));
         }
         out
     }
@@ -218,8 +236,11 @@ impl Solid for Cylinder {
 
 impl ConvexSolid for Cylinder {
     fn span(&self, ray: &Ray) -> Option<Span> {
-        let c = ray_cylinder(ray.origin, ray.dir, self.radius, self.half_height)?;
-        Some(Span { enter: self.hit_at(ray, c.t0, c.part0), exit: self.hit_at(ray, c.t1, c.part1) })
+        let c = ray_cylinder(ray.origin, ray.dir, self.radius, self.half_height);
+        c.ok.then(|| Span {
+            enter: self.hit_at(ray, c.t0, c.side0, !c.up),
+            exit: self.hit_at(ray, c.t1, c.side1, c.up),
+        })
     }
 }
 

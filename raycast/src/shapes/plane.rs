@@ -7,22 +7,32 @@
 //! side the ray comes from.
 //!
 //! Departures from the textbook form:
-//! * `o − p` is formed before the dot product (not `n·o − n·p`), so two large
+//! * The plane is the one given: `s` and `e` use the normal as passed to the
+//!   constructor, not its f32 normalisation (which tilts the plane by up to
+//!   ~1e-7 rad, an error amplified by the distance to a far, near-parallel
+//!   hit). `s`, `e` and `t = −s/e` are computed in f64 from the f32 inputs:
+//!   each product of two f32 is exact there, so `e` of a near-parallel ray
+//!   keeps its digits (in f32 its rounding, ~1e-7·|d|, can be all of it) and
+//!   `t` is correct to f64 rounding. `o − p` is formed first, so two large
 //!   equal dot products never cancel for an origin far along the plane.
-//! * An origin on the plane must hit at `t = 0` (DESIGN §2), but the rounded
-//!   `s` is then a few ulps of `Σ|n_i·(o_i − p_i)|`, not 0. `s` is taken as 0
-//!   when it is within its own rounding bound ([`ON_PLANE`]).
+//! * An origin on the plane must hit at `t = 0` (DESIGN §2); for f32 inputs
+//!   "on the plane" means within the f32 rounding of the inputs, so `s` is
+//!   taken as 0 when it is within [`ON_PLANE`] of `Σ|n_i·(o_i − p_i)|` — but
+//!   only when that moves the hit by at most [`SNAP_MOVE`]·|o − p| along the
+//!   ray (`|s|·|d|/|e|`): for a near-parallel ray the exact crossing of an
+//!   origin a rounding off the plane can be arbitrarily far, and is reported.
 //! * A ray parallel to the plane (`e == 0`) misses unless it lies in it
 //!   (`s == 0`); then every `t` touches and the first `t` of the interval is
 //!   reported: `t_min`, or `0` for an interval unbounded below that holds it.
 //!   `−s/0` is never formed.
-//! * The hit point is projected back onto the plane.
+//! * The hit point is `o + t·d` in f64, rounded once: with the f64 `t` it is
+//!   on the plane to f64 rounding, so it is not projected.
 
 use crate::error::{finite_vec, or_panic};
-use crate::numeric::gamma;
+use crate::numeric::{gamma, Bounds64};
 use crate::shapes::RayCast;
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError};
-use glam::Vec3;
+use glam::{DVec3, Vec3, Vec3A};
 
 /// An infinite two-sided plane through `point` with unit `normal`.
 /// Its part is [`Part::Face`]; the hit normal is the plane's own normal.
@@ -41,8 +51,11 @@ use glam::Vec3;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Plane {
+    /// The unit normal (reported in hits).
     normal: Vec3,
     point: Vec3,
+    /// The normal as given: the kernel's plane, in f64 (see the module doc).
+    given: DVec3,
 }
 
 impl Plane {
@@ -59,7 +72,8 @@ impl Plane {
                 format!("must not be zero, got [{}, {}, {}]", n.x, n.y, n.z),
             ));
         }
-        Ok(Self { normal: unit, point: finite_vec("point", point)? })
+        let given = n.as_dvec3();
+        Ok(Self { normal: unit, point: finite_vec("point", point)?, given })
     }
     /// Like [`Plane::try_new`].
     ///
@@ -79,27 +93,37 @@ impl Plane {
     }
 }
 
-/// Relative rounding bound of `s = n·(o − p)` against `Σ|n_i·(o_i − p_i)|`:
-/// one rounding in each difference and three in the dot product (γ(4)), plus
-/// the normalisation of the stored normal (length and division, γ(4)).
-const ON_PLANE: f32 = gamma(8);
+/// Relative tolerance of the on-plane test `|s| <= ON_PLANE·Σ|n_i·(o_i − p_i)|`:
+/// the f32 rounding of the inputs (an origin computed in f32 as a point of
+/// the plane is off it by a few ulps of each `o_i`), as γ(8).
+const ON_PLANE: f64 = gamma(8) as f64;
+
+/// The largest move of the hit, relative to `|o − p|`, that taking an origin
+/// within [`ON_PLANE`] as on the plane may cause: ~2e-6, half the exactness
+/// target; a ray that would move more gets its exact crossing instead.
+const SNAP_MOVE: f64 = 4.0 * ON_PLANE;
 
 /// The first `t` in `range` where the ray meets the plane (see the module
-/// doc); `None` on a miss or for a degenerate ray.
-#[inline]
-fn ray_plane(o: Vec3, d: Vec3, n: Vec3, p: Vec3, range: Interval) -> Option<f32> {
-    if !(o.is_finite() && d.is_finite()) || d == Vec3::ZERO {
-        return None;
-    }
-    let w = o - p;
-    let s = n.dot(w);
-    let s = if s.abs() <= ON_PLANE * (n * w).abs().element_sum() { 0.0 } else { s };
-    let e = n.dot(d);
+/// doc), with its f64 value, or `None` on a miss or for a degenerate ray.
+#[inline(always)]
+fn ray_plane(o: Vec3, d: Vec3, n: DVec3, p: Vec3, range: Interval) -> Option<(f32, f64)> {
+    // NaN or ±∞ anywhere makes a lane of `(o − o) + (d − d)` NaN.
+    let (oa, da) = (Vec3A::from(o), Vec3A::from(d));
+    let finite = ((oa - oa) + (da - da)).cmpeq(Vec3A::ZERO).all();
+    let (w, d64) = (o.as_dvec3() - p.as_dvec3(), d.as_dvec3());
+    let nw = n * w;
+    let s = nw.element_sum();
+    let e = n.dot(d64);
+    // The snap moves the hit by |s|·|d|/|e|; compared squared, no root.
+    let on_plane = s.abs() <= ON_PLANE * nw.abs().element_sum();
+    let small_move = s * s * d64.length_squared() <= (SNAP_MOVE * SNAP_MOVE) * (e * e) * w.length_squared();
+    let s = if on_plane & small_move { 0.0 } else { s };
     if e == 0.0 {
-        return if s == 0.0 { first_in(range) } else { None };
+        // Parallel (or d = 0, which is no ray): in the plane or a miss.
+        return if finite & (s == 0.0) & (d != Vec3::ZERO) { first_in(range).map(|t| (t, f64::from(t))) } else { None };
     }
     let t = -s / e;
-    (range.contains(t) && t.is_finite()).then_some(t)
+    (finite & Bounds64::new(range).contains(t)).then_some((t as f32, t))
 }
 
 /// The first `t` of a non-empty interval: `min`, or `0` (or `max`) when `min`
@@ -118,24 +142,24 @@ fn first_in(range: Interval) -> Option<f32> {
 }
 
 impl Plane {
-    /// The full hit at `t`: the point projected onto the plane, its own normal.
-    fn hit_at(&self, ray: &Ray, t: f32) -> Hit {
-        let q = ray.at(t);
-        let point = q - self.normal.dot(q - self.point) * self.normal;
-        Hit::with_point(ray, t, point, self.normal, Part::Face)
+    /// The full hit at `t` (f64 value `t64`): `o + t·d` in f64, its own normal.
+    #[inline(always)]
+    fn hit_at(&self, ray: &Ray, t: f32, t64: f64) -> Hit {
+        let q = ray.origin.as_dvec3() + t64 * ray.dir.as_dvec3();
+        Hit::with_point(ray, t, q.as_vec3(), self.normal, Part::Face)
     }
 }
 
 impl RayCast for Plane {
     #[inline]
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
-        let t = ray_plane(ray.origin, ray.dir, self.normal, self.point, range)?;
-        Some(self.hit_at(ray, t))
+        let (t, t64) = ray_plane(ray.origin, ray.dir, self.given, self.point, range)?;
+        Some(self.hit_at(ray, t, t64))
     }
 
     #[inline]
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
-        ray_plane(ray.origin, ray.dir, self.normal, self.point, range).is_some()
+        ray_plane(ray.origin, ray.dir, self.given, self.point, range).is_some()
     }
 
     fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {

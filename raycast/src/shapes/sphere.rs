@@ -1,19 +1,32 @@
 //! Sphere of radius `r` centred at the origin.
 //!
-//! Solves |o + t·d|² = r², i.e. a·t² + 2·b·t + c = 0 with a = d·d, b = o·d,
-//! c = o·o − r². The reduced discriminant b² − a·c is computed as
-//! a·(r² − |o − (b/a)·d|²) = a·(r − l)(r + l), l the distance from the centre
-//! to the line: this has no cancellation when |o| ≫ r, where b² and a·c agree
-//! in most of their digits (Haines et al., "Precision Improvements for
-//! Ray/Sphere Intersection", *Ray Tracing Gems* ch. 7). The roots come from
-//! [`quadratic_roots`]. The hit point is put back on the sphere by scaling it
-//! to length r, which removes the error `ray.at(t)` carries from a far origin.
+//! Solves |o + t·d|² = r². With a = d·d, b = o·d the foot of the perpendicular
+//! from the centre is at t_m = −b/a, the point o⊥ = o + t_m·d, and the line is
+//! inside the sphere over t_m ± √(h²/a), h² = r² − |o⊥|² the squared half chord
+//! (Haines et al., "Precision Improvements for Ray/Sphere Intersection", *Ray
+//! Tracing Gems* ch. 7: no b² − a·c, which cancels for a far origin).
+//!
+//! Everything is done in f64 from the f32 inputs: every product of two f32 is
+//! exact in f64, so h² carries an error of ~1e-16·r² instead of f32's ~1e-7·r²,
+//! and the half chord √h² of a grazing ray (h → 0), whose error is
+//! err(h²)/(2h), keeps its digits down to h ≈ 1e-8·r. In f64 the plain
+//! t_m ± half form is as accurate as the Vieta form (the cancellation in
+//! t_m − half costs ~1e-16 of |t_m|, far below the f32 output), and needs one
+//! division and one square root. No f32 input can overflow an f64 square, and
+//! a NaN or infinite input (or d = 0, via 0/0) makes h² NaN, so the single
+//! test on h² rejects every degenerate ray. A line within the f32 rounding of
+//! the inputs of tangent touches ([`TOUCH_REL`]: inputs written as tangent
+//! are off by that rounding).
+//!
+//! The hit point is o + t·d in f64 (the unrounded t), which lies on the sphere
+//! to ~1e-16 of |o|, so the normal is that point times 1/r — unit to within
+//! f32 rounding without a square root — and the point is its rounding.
 
 use crate::error::{or_panic, positive};
-use crate::numeric::quadratic_roots;
+use crate::numeric::{Bounds64, F32_MAX, TOUCH_REL};
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError, Span};
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 
 /// A sphere of radius `radius` centred at the origin. Its only part is
 /// [`Part::Surface`].
@@ -57,58 +70,66 @@ impl Sphere {
     }
 }
 
-/// Both roots `t0 <= t1` of the ray–sphere quadratic, or `None` if the line
-/// misses (also for NaN or a degenerate ray).
-#[inline]
-fn ray_sphere(o: Vec3, d: Vec3, r: f32) -> Option<(f32, f32)> {
-    let a = d.length_squared();
-    let b = o.dot(d);
-    let c = o.length_squared() - r * r;
-    let perp = o - (b / a) * d;
-    let l = perp.length();
-    let disc = a * (r - l) * (r + l);
-    if !(disc >= 0.0) || !(a > 0.0) || !a.is_finite() {
-        return None;
-    }
-    Some(quadratic_roots(a, b, c, disc))
+/// The line's crossings with the sphere in f64 (see the module doc): the
+/// f64 origin and direction, the roots `t0 <= t1` and whether the line meets
+/// the sphere (false also for any degenerate ray).
+#[inline(always)]
+fn ray_sphere(o: Vec3, d: Vec3, r: f32) -> (DVec3, DVec3, f64, f64, bool) {
+    let (o, d) = (o.as_dvec3(), d.as_dvec3());
+    let inv_a = 1.0 / d.length_squared();
+    let tm = -o.dot(d) * inv_a;
+    let foot = o + tm * d;
+    let r2 = f64::from(r) * f64::from(r);
+    let h2 = r2 - foot.length_squared();
+    let half = (h2.max(0.0) * inv_a).sqrt();
+    (o, d, tm - half, tm + half, h2 >= -TOUCH_REL * r2)
 }
 
 impl Sphere {
-    fn hit_at(&self, ray: &Ray, t: f32) -> Hit {
-        let p = ray.at(t);
-        let n = p.normalize_or(Vec3::Y);
-        Hit::with_point(ray, t, n * self.radius, n, Part::Surface)
+    /// The hit at the f64 root `t` (see the module doc for the point and normal).
+    #[inline(always)]
+    fn hit_at(&self, ray: &Ray, o: DVec3, d: DVec3, t: f64) -> Hit {
+        let p = o + t * d;
+        let n = (p * (1.0 / f64::from(self.radius))).as_vec3();
+        Hit::with_point(ray, t as f32, p.as_vec3(), n, Part::Surface)
     }
 }
 
 impl RayCast for Sphere {
+    #[inline]
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
-        let (t0, t1) = ray_sphere(ray.origin, ray.dir, self.radius)?;
-        let t = if range.contains(t0) {
-            t0
-        } else if range.contains(t1) {
-            t1
+        let (o, d, t0, t1, meets) = ray_sphere(ray.origin, ray.dir, self.radius);
+        let bounds = Bounds64::new(range);
+        let (in0, in1) = (bounds.contains(t0), bounds.contains(t1));
+        // Branch-free choice of the root; the one test below is the hit/miss.
+        let t = if in0 { t0 } else { t1 };
+        if meets & (in0 | in1) {
+            Some(self.hit_at(ray, o, d, t))
         } else {
-            return None;
-        };
-        Some(self.hit_at(ray, t))
+            None
+        }
     }
 
+    #[inline]
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
-        ray_sphere(ray.origin, ray.dir, self.radius)
-            .is_some_and(|(t0, t1)| range.contains(t0) || range.contains(t1))
+        let (_, _, t0, t1, meets) = ray_sphere(ray.origin, ray.dir, self.radius);
+        let bounds = Bounds64::new(range);
+        meets & (bounds.contains(t0) | bounds.contains(t1))
     }
 
     fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {
-        let Some((t0, t1)) = ray_sphere(ray.origin, ray.dir, self.radius) else {
-            return Vec::new();
-        };
+        let (o, d, t0, t1, meets) = ray_sphere(ray.origin, ray.dir, self.radius);
         let mut out = Vec::with_capacity(2);
-        if range.contains(t0) {
-            out.push(self.hit_at(ray, t0));
+        if !meets {
+            return out;
         }
-        if t1 != t0 && range.contains(t1) {
-            out.push(self.hit_at(ray, t1));
+        let bounds = Bounds64::new(range);
+        let (in0, in1) = (bounds.contains(t0), bounds.contains(t1));
+        if in0 {
+            out.push(self.hit_at(ray, o, d, t0));
+        }
+        if in1 && !(in0 && t1 as f32 == t0 as f32) {
+            out.push(self.hit_at(ray, o, d, t1));
         }
         out
     }
@@ -126,8 +147,9 @@ impl Solid for Sphere {
 
 impl ConvexSolid for Sphere {
     fn span(&self, ray: &Ray) -> Option<Span> {
-        let (t0, t1) = ray_sphere(ray.origin, ray.dir, self.radius)?;
-        Some(Span { enter: self.hit_at(ray, t0), exit: self.hit_at(ray, t1) })
+        let (o, d, t0, t1, meets) = ray_sphere(ray.origin, ray.dir, self.radius);
+        let finite = (t0.abs() <= F32_MAX) & (t1.abs() <= F32_MAX);
+        (meets & finite).then(|| Span { enter: self.hit_at(ray, o, d, t0), exit: self.hit_at(ray, o, d, t1) })
     }
 }
 

@@ -1,0 +1,360 @@
+//! The build: a binary tree by binned SAH, collapsed into 4-wide nodes.
+//!
+//! **Binary tree.** Every node bins the centroids of its items into [`BINS`]
+//! equal slots along each axis and evaluates the surface-area heuristic at
+//! the `BINS - 1` planes between them (Wald, *On fast construction of
+//! SAH-based bounding volume hierarchies*, 2007):
+//! `cost = C_t + (A_L·N_L + A_R·N_R) / A`, in units of one item test, with
+//! `C_t` = [`BuildOptions::traversal_cost`]. A node becomes a leaf when it
+//! holds at most `max_leaf` items and the leaf (`N` item tests) is no dearer
+//! than the best split. When no plane separates the centroids (all equal, or an infinite box
+//! makes every cost infinite) or the tree is already [`MAX_DEPTH`] deep, the
+//! items are split at their median instead, so the depth stays below
+//! `MAX_DEPTH + 32` and the traversal's fixed stack cannot overflow.
+//!
+//! Empty boxes ([`Aabb::EMPTY`], or any box with a NaN) are set apart first and
+//! put under their own child of the root: their bounds are empty, so no ray
+//! visits them, yet they stay in the tree and a [`refit`](super::Bvh::refit)
+//! that gives them a real box makes them reachable.
+//!
+//! Subtrees over many items are built in parallel with rayon (the
+//! `parallel` feature); the result does not depend on it.
+//!
+//! **Collapse.** Each binary inner node becomes a 4-wide node whose children
+//! are found by repeatedly opening the child of largest surface area that is
+//! still an inner node, until there are four (Wald, Benthin & Boulos,
+//! *Getting rid of packets*, 2008). Nodes are stored in pre-order, so every
+//! child has a larger index than its parent and a refit is one reverse sweep.
+
+use super::{BuildOptions, Node, NONE};
+use crate::Aabb;
+use glam::Vec3A;
+
+/// Centroid bins per axis.
+const BINS: usize = 16;
+/// Depth beyond which nodes are split at the median, bounding the depth.
+pub(super) const MAX_DEPTH: usize = 48;
+
+/// A binary node; `count > 0` is a leaf over `items[first .. first + count]`.
+struct BNode {
+    bounds: Aabb,
+    kids: [u32; 2],
+    first: u32,
+    count: u32,
+}
+
+/// The box with NaN-carrying boxes replaced by [`Aabb::EMPTY`].
+#[inline]
+pub(super) fn sanitize(b: Aabb) -> Aabb {
+    if b.is_empty() {
+        Aabb::EMPTY
+    } else {
+        b
+    }
+}
+
+/// The builder's box: [`Vec3A`] corners, so a union is two SIMD instructions.
+#[derive(Clone, Copy)]
+struct B {
+    min: Vec3A,
+    max: Vec3A,
+}
+
+impl B {
+    const EMPTY: B = B { min: Vec3A::INFINITY, max: Vec3A::NEG_INFINITY };
+
+    #[inline(always)]
+    fn union(self, o: B) -> B {
+        B { min: self.min.min(o.min), max: self.max.max(o.max) }
+    }
+
+    #[inline(always)]
+    fn grow(self, p: Vec3A) -> B {
+        B { min: self.min.min(p), max: self.max.max(p) }
+    }
+
+    /// Half the surface area, never NaN: extents are clamped to
+    /// `[0, f32::MAX]`, so an empty box has area 0 and an unbounded one `+∞`
+    /// (not `∞ · 0`).
+    #[inline(always)]
+    fn half_area(&self) -> f32 {
+        let s = (self.max - self.min).max(Vec3A::ZERO).min(Vec3A::splat(f32::MAX));
+        s.x * s.y + s.y * s.z + s.z * s.x
+    }
+
+    fn aabb(&self) -> Aabb {
+        Aabb::new(self.min.into(), self.max.into())
+    }
+}
+
+/// Half the surface area of an [`Aabb`], as [`B::half_area`].
+#[inline]
+fn half_area(b: &Aabb) -> f32 {
+    B { min: b.min.into(), max: b.max.into() }.half_area()
+}
+
+/// A finite representative point of a box (its centre, with infinite sides
+/// clamped to `±f32::MAX`; the empty box gives the origin).
+#[inline]
+fn centroid(b: &B) -> Vec3A {
+    let lim = Vec3A::splat(f32::MAX);
+    0.5 * b.min.clamp(-lim, lim) + 0.5 * b.max.clamp(-lim, lim)
+}
+
+/// What every subtree build reads: the boxes, their centroids, the options.
+struct Builder {
+    boxes: Vec<B>,
+    cent: Vec<Vec3A>,
+    max_leaf: usize,
+    traversal_cost: f32,
+}
+
+/// The chosen split: SAH cost, axis, first bin of the right side, and the
+/// binning's origin and scale (so the partition bins exactly as the sweep).
+struct Split {
+    cost: f32,
+    axis: usize,
+    bin: usize,
+    lo: Vec3A,
+    scale: Vec3A,
+}
+
+/// Subtrees over at least this many items are built in parallel (rayon),
+/// each into its own node list, merged afterwards.
+#[cfg(feature = "parallel")]
+const PARALLEL_MIN: usize = 4096;
+
+fn push(out: &mut Vec<BNode>, n: BNode) -> u32 {
+    out.push(n);
+    (out.len() - 1) as u32
+}
+
+fn inner(out: &mut Vec<BNode>, l: u32, r: u32) -> u32 {
+    let bounds = out[l as usize].bounds.union(out[r as usize].bounds);
+    push(out, BNode { bounds, kids: [l, r], first: 0, count: 0 })
+}
+
+/// Appends a subtree built on its own (`root` indexes `sub`); returns the
+/// root's index in `out`.
+#[cfg(feature = "parallel")]
+fn append(out: &mut Vec<BNode>, sub: Vec<BNode>, root: u32) -> u32 {
+    let base = out.len() as u32;
+    out.extend(sub.into_iter().map(|mut n| {
+        if n.count == 0 {
+            n.kids = n.kids.map(|k| k + base);
+        }
+        n
+    }));
+    root + base
+}
+
+impl Builder {
+    /// Builds the subtree over `items` (which start at position `first` of
+    /// the whole id array, `items.len() >= 1`), appending its nodes to `out`;
+    /// returns the index of its root in `out`.
+    fn node(&self, items: &mut [u32], first: usize, depth: usize, out: &mut Vec<BNode>) -> u32 {
+        let count = items.len();
+        let (mut bounds, mut cb) = (B::EMPTY, B::EMPTY);
+        for &i in items.iter() {
+            bounds = bounds.union(self.boxes[i as usize]);
+            cb = cb.grow(self.cent[i as usize]);
+        }
+        let leaf = |out: &mut Vec<BNode>| {
+            push(
+                out,
+                BNode { bounds: bounds.aabb(), kids: [NONE; 2], first: first as u32, count: count as u32 },
+            )
+        };
+        if count == 1 {
+            return leaf(out);
+        }
+        let split = if depth < MAX_DEPTH { self.best_split(items, &cb, &bounds) } else { None };
+        let mid = match split {
+            Some(s) => {
+                if count <= self.max_leaf && count as f32 <= s.cost {
+                    return leaf(out);
+                }
+                let cent = &self.cent;
+                partition(items, |&i| bins_of(cent[i as usize], s.lo, s.scale)[s.axis] < s.bin)
+            }
+            None if count <= self.max_leaf => return leaf(out),
+            None => self.median(items, &cb),
+        };
+        let (left, right) = items.split_at_mut(mid);
+        #[cfg(feature = "parallel")]
+        if count >= PARALLEL_MIN {
+            let sub = |items: &mut [u32], first: usize| {
+                let mut v = Vec::new();
+                let root = self.node(items, first, depth + 1, &mut v);
+                (v, root)
+            };
+            let ((lv, lr), (rv, rr)) = rayon::join(|| sub(left, first), || sub(right, first + mid));
+            let l = append(out, lv, lr);
+            let r = append(out, rv, rr);
+            return inner(out, l, r);
+        }
+        let l = self.node(left, first, depth + 1, out);
+        let r = self.node(right, first + mid, depth + 1, out);
+        inner(out, l, r)
+    }
+
+    /// Splits at the median centroid along the widest centroid axis (or just
+    /// in the middle when all centroids coincide); returns the split index.
+    fn median(&self, items: &mut [u32], cb: &B) -> usize {
+        let ext = cb.max - cb.min;
+        let axis = if ext.x >= ext.y && ext.x >= ext.z {
+            0
+        } else if ext.y >= ext.z {
+            1
+        } else {
+            2
+        };
+        let half = items.len() / 2;
+        if ext[axis] > 0.0 {
+            let cent = &self.cent;
+            items.select_nth_unstable_by(half, |&a, &b| {
+                cent[a as usize][axis].total_cmp(&cent[b as usize][axis])
+            });
+        }
+        half
+    }
+
+    /// The cheapest binned SAH split, or `None` when no plane separates the
+    /// centroids with a finite cost. One pass bins all three axes.
+    fn best_split(&self, ids: &[u32], cb: &B, bounds: &B) -> Option<Split> {
+        let lo = cb.min;
+        let ext = cb.max - cb.min;
+        // Slightly under BINS / extent so the largest centroid lands in the
+        // last bin; a flat axis (extent 0) puts everything in bin 0.
+        let scale = Vec3A::select(ext.cmpgt(Vec3A::ZERO), (BINS as f32 * (1.0 - 1e-6)) / ext, Vec3A::ZERO);
+        let mut bin_box = [[B::EMPTY; BINS]; 3];
+        let mut bin_count = [[0u32; BINS]; 3];
+        for &i in ids {
+            let k = bins_of(self.cent[i as usize], lo, scale);
+            let b = self.boxes[i as usize];
+            for axis in 0..3 {
+                bin_box[axis][k[axis]] = bin_box[axis][k[axis]].union(b);
+                bin_count[axis][k[axis]] += 1;
+            }
+        }
+        let inv_area = 1.0 / bounds.half_area();
+        let mut best: Option<Split> = None;
+        for axis in 0..3 {
+            if !(ext[axis] > 0.0) {
+                continue;
+            }
+            let (boxes, counts) = (&bin_box[axis], &bin_count[axis]);
+            // Right-to-left sweep: area·count of the right side for each plane.
+            let mut right_cost = [0.0f32; BINS];
+            let (mut rb, mut rn) = (B::EMPTY, 0u32);
+            for k in (1..BINS).rev() {
+                rb = rb.union(boxes[k]);
+                rn += counts[k];
+                right_cost[k] = rb.half_area() * rn as f32;
+            }
+            let (mut lb, mut ln) = (B::EMPTY, 0u32);
+            for k in 1..BINS {
+                lb = lb.union(boxes[k - 1]);
+                ln += counts[k - 1];
+                if ln == 0 || ln as usize == ids.len() {
+                    continue;
+                }
+                let cost = self.traversal_cost + (lb.half_area() * ln as f32 + right_cost[k]) * inv_area;
+                // `<` is false for NaN (∞/∞ with unbounded boxes): never chosen.
+                if cost < best.as_ref().map_or(f32::INFINITY, |b| b.cost) {
+                    best = Some(Split { cost, axis, bin: k, lo, scale });
+                }
+            }
+        }
+        best
+    }
+}
+
+/// The bin of centroid `c` along each axis.
+#[inline(always)]
+fn bins_of(c: Vec3A, lo: Vec3A, scale: Vec3A) -> [usize; 3] {
+    // `as u32` saturates (NaN → 0), and `min` keeps rounding in range.
+    let k = ((c - lo) * scale).as_uvec3().min(glam::UVec3::splat(BINS as u32 - 1));
+    [k.x as usize, k.y as usize, k.z as usize]
+}
+
+/// Reorders `v` so the elements satisfying `pred` come first; returns their count.
+fn partition<T>(v: &mut [T], mut pred: impl FnMut(&T) -> bool) -> usize {
+    let mut i = 0;
+    for j in 0..v.len() {
+        if pred(&v[j]) {
+            v.swap(i, j);
+            i += 1;
+        }
+    }
+    i
+}
+
+/// Builds the 4-wide tree over `boxes`; returns the nodes (root first) and
+/// the item ids in leaf order.
+pub(super) fn build(boxes: &[Aabb], opts: &BuildOptions) -> (Vec<Node>, Vec<u32>) {
+    let boxes: Vec<B> = boxes
+        .iter()
+        .map(|&b| {
+            let b = sanitize(b);
+            B { min: b.min.into(), max: b.max.into() }
+        })
+        .collect();
+    let n = boxes.len();
+    let mut items: Vec<u32> = (0..n as u32).collect();
+    let filled = partition(&mut items, |&i| !boxes[i as usize].aabb().is_empty());
+    let cent = boxes.iter().map(centroid).collect();
+    let b = Builder {
+        boxes,
+        cent,
+        max_leaf: opts.max_leaf.clamp(1, 16),
+        traversal_cost: opts.traversal_cost.max(0.0),
+    };
+    let mut bn = Vec::with_capacity(2 * n);
+    let (full, empty) = items.split_at_mut(filled);
+    let root = match (full.len(), empty.len()) {
+        (0, 0) => None,
+        (_, 0) => Some(b.node(full, 0, 0, &mut bn)),
+        (0, _) => Some(b.node(empty, 0, 1, &mut bn)),
+        (f, _) => {
+            let l = b.node(full, 0, 1, &mut bn);
+            let r = b.node(empty, f, 1, &mut bn);
+            Some(inner(&mut bn, l, r))
+        }
+    };
+    let mut nodes = Vec::with_capacity(bn.len() / 2 + 1);
+    nodes.push(Node::EMPTY);
+    if let Some(root) = root {
+        let kids = if bn[root as usize].count > 0 { vec![root] } else { bn[root as usize].kids.to_vec() };
+        fill(&bn, 0, &kids, &mut nodes);
+    }
+    nodes.shrink_to_fit();
+    (nodes, items)
+}
+
+/// Writes the 4-wide node `at` with the binary subtrees `start` as seed
+/// children, opening the largest inner child until there are four.
+fn fill(bn: &[BNode], at: usize, start: &[u32], nodes: &mut Vec<Node>) {
+    let mut kids: Vec<u32> = start.to_vec();
+    while kids.len() < 4 {
+        let open = kids.iter().enumerate().filter(|(_, &k)| bn[k as usize].count == 0).max_by(|a, b| {
+            half_area(&bn[*a.1 as usize].bounds).total_cmp(&half_area(&bn[*b.1 as usize].bounds))
+        });
+        let Some((i, &k)) = open else { break };
+        kids.swap_remove(i);
+        kids.extend_from_slice(&bn[k as usize].kids);
+    }
+    for (slot, &k) in kids.iter().enumerate() {
+        let b = &bn[k as usize];
+        nodes[at].set_box(slot, b.bounds);
+        if b.count > 0 {
+            nodes[at].child[slot] = b.first;
+            nodes[at].count[slot] = b.count;
+        } else {
+            let idx = nodes.len();
+            nodes.push(Node::EMPTY);
+            nodes[at].child[slot] = idx as u32;
+            fill(bn, idx, &b.kids, nodes);
+        }
+    }
+}

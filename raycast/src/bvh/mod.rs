@@ -1,0 +1,882 @@
+//! A bounding volume hierarchy over boxes identified by `u32` ids: the
+//! acceleration structure of [`TriMesh`](crate::TriMesh) and of scenes.
+//!
+//! # Layout
+//! A 4-wide tree (`Node`, 128 bytes, two cache lines): the boxes of the four
+//! children stored as six rows of four lanes (`min x`, `min y`, `min z`,
+//! `max x`, `max y`, `max z`), so one ray tests all four with a handful of
+//! SSE2 instructions, followed by the children's references. A child is an
+//! inner node (its index), a leaf (a run `first .. first + count` of the
+//! leaf-ordered id array [`Bvh::items`]) or unused (an empty box, never hit).
+//! Four lanes because SSE2 is the baseline of every x86_64 build, so the
+//! node test needs no run-time dispatch. Profiles on the bunny show where the
+//! time goes: for incoherent rays, waiting for nodes to arrive from memory
+//! (hence the prefetch of pushed children, and SAH leaves of several items to
+//! keep the tree small); for coherent rays, the node test and the ordering
+//! branches. An 8-wide node (AVX, half the depth) is the natural next step.
+//! The build is described in `build.rs` (binned SAH binary tree, collapsed).
+//!
+//! # The ray–box test
+//! Per ray, `1 / dir` and the origin are splatted once, and for each axis the
+//! row holding the near plane is chosen by the sign of `1 / dir` (so `-0.0`
+//! gives `-∞` and picks the max row, consistently). Then for four boxes
+//! `t_near = max((near − o)·inv, t_min)`, `t_far = min((far − o)·inv, t_max)`.
+//! * An axis with `dir = ±0` has `inv = ±∞`. If the origin is outside the slab
+//!   both planes give the same infinity and the box is missed, as it must be;
+//!   if it lies exactly on a face, `0 · ∞ = NaN`, and the min/max are ordered
+//!   so that a NaN lane keeps the accumulator (`maxps` semantics): that slab
+//!   simply does not constrain the ray, and the touching ray is kept.
+//! * The interval is then widened outward by [`WIDEN`]` · |t|` at both ends:
+//!   the three roundings of the slab `t` (the reciprocal, the difference and
+//!   the product) are covered by 2γ(3) (pbrt-v4, Ize 2013), and the rest
+//!   covers the few roundings of the `t` computed by the triangle test, so a
+//!   box is never culled against a closest hit found elsewhere while a
+//!   triangle inside it is hit at an equal or smaller computed `t`. Grazing
+//!   rays therefore never fall through the gaps between boxes, which is what
+//!   keeps meshes watertight. The widening is done with `x ∓ |x|·k`, so an
+//!   infinite `t_near` (a missed empty box) becomes NaN and fails `<=`.
+//!
+//! # Traversal
+//! Depth first with a fixed stack of (child, entry `t`). In ordered mode the
+//! children a ray enters are sorted by entry `t`; the nearest is visited next
+//! and the others pushed far-to-near, and a popped entry whose `t` exceeds
+//! the current `t_max` (lowered by closer hits) is skipped. The any-order
+//! mode skips the sort (occlusion queries stop at the first hit anyway).
+//! Pushed inner nodes are prefetched (and pushed leaves announced to the
+//! caller, who may prefetch their data), so the cache misses overlap with the
+//! work on the nearer child.
+
+mod build;
+mod simd;
+
+use crate::numeric::gamma;
+use crate::{Aabb, Interval, Ray};
+use simd::F4;
+use std::mem::MaybeUninit;
+use std::ops::Range;
+
+/// What a leaf test tells the traversal.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Leaf {
+    /// Nothing found; go on.
+    Miss,
+    /// Found a hit at this `t`: the current range's `max` is lowered to it
+    /// (closest-hit search). A `t` above the current `max` changes nothing.
+    Hit(f32),
+    /// End the traversal (any-hit search, or the caller found what it wanted).
+    Stop,
+}
+
+/// In which order [`Bvh::traverse_leaves`] visits the leaves a ray enters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Nearer boxes first (by entry `t`): best for closest-hit searches.
+    NearFirst,
+    /// Tree order, no sorting: cheapest when every leaf is visited anyway or
+    /// the first hit ends the search.
+    Any,
+}
+
+/// Relative widening of every ray–box interval (see the module doc): 2γ(3)
+/// for the slab arithmetic plus room for ~10 roundings of a leaf's own `t`.
+pub const WIDEN: f32 = gamma(16);
+
+/// Parameters of [`Bvh::build_with`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BuildOptions {
+    /// Most items in one leaf (clamped to `1..=16`); the SAH picks smaller
+    /// leaves when they are cheaper.
+    pub max_leaf: usize,
+    /// Cost of visiting a node relative to testing one item, for the SAH:
+    /// larger values give shallower trees with fuller leaves.
+    pub traversal_cost: f32,
+}
+
+impl Default for BuildOptions {
+    /// One item per leaf (see [`Bvh::build`]).
+    fn default() -> Self {
+        Self { max_leaf: 1, traversal_cost: 1.0 }
+    }
+}
+
+/// Marks an unused child slot.
+const NONE: u32 = u32::MAX;
+
+/// Stack depth: the tree is at most `MAX_DEPTH + 33` levels deep (median
+/// splits past `MAX_DEPTH` halve the items; +1 for the empty-box subtree) and
+/// each level pushes at most 3 entries.
+const STACK: usize = 3 * (build::MAX_DEPTH + 34) + 1;
+
+/// One 4-wide node: child boxes in SoA rows, then the child references.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+pub(crate) struct Node {
+    /// Rows `min x, min y, min z, max x, max y, max z`, one lane per child.
+    bounds: [[f32; 4]; 6],
+    /// Inner child: node index. Leaf: first position in `items`. Unused: `NONE`.
+    child: [u32; 4],
+    /// Leaf: number of items (> 0). Inner or unused: 0.
+    count: [u32; 4],
+}
+
+impl Node {
+    const EMPTY: Node = Node {
+        bounds: [
+            [f32::INFINITY; 4],
+            [f32::INFINITY; 4],
+            [f32::INFINITY; 4],
+            [f32::NEG_INFINITY; 4],
+            [f32::NEG_INFINITY; 4],
+            [f32::NEG_INFINITY; 4],
+        ],
+        child: [NONE; 4],
+        count: [0; 4],
+    };
+
+    #[inline]
+    fn set_box(&mut self, slot: usize, b: Aabb) {
+        for a in 0..3 {
+            self.bounds[a][slot] = b.min[a];
+            self.bounds[a + 3][slot] = b.max[a];
+        }
+    }
+
+    #[inline]
+    fn slot_box(&self, slot: usize) -> Aabb {
+        let r = &self.bounds;
+        Aabb::new(
+            glam::vec3(r[0][slot], r[1][slot], r[2][slot]),
+            glam::vec3(r[3][slot], r[4][slot], r[5][slot]),
+        )
+    }
+
+    /// Union of the four child boxes.
+    #[inline]
+    fn union(&self) -> Aabb {
+        (0..4).fold(Aabb::EMPTY, |b, s| b.union(self.slot_box(s)))
+    }
+}
+
+/// A ray prepared for testing four boxes at once.
+#[derive(Clone, Copy)]
+struct RayBoxes {
+    origin: [F4; 3],
+    inv: [F4; 3],
+    /// Row of the near and far plane per axis.
+    near: [usize; 3],
+    far: [usize; 3],
+}
+
+impl RayBoxes {
+    #[inline(always)]
+    fn new(ray: &Ray) -> Self {
+        let mut s = RayBoxes {
+            origin: [F4::splat(0.0); 3],
+            inv: [F4::splat(0.0); 3],
+            near: [0, 1, 2],
+            far: [3, 4, 5],
+        };
+        for a in 0..3 {
+            let inv = 1.0 / ray.dir[a];
+            s.origin[a] = F4::splat(ray.origin[a]);
+            s.inv[a] = F4::splat(inv);
+            if inv.is_sign_negative() {
+                s.near[a] = a + 3;
+                s.far[a] = a;
+            }
+        }
+        s
+    }
+
+    /// Bit `i` set when the ray enters child `i` within `[t_min, t_max]`,
+    /// and the (widened) entry `t` of each child.
+    #[inline(always)]
+    fn test(&self, node: &Node, t_min: f32, t_max: f32) -> (u32, F4) {
+        let b = &node.bounds;
+        let slab = |row: usize, a: usize| F4::load(&b[row]).sub(self.origin[a]).mul(self.inv[a]);
+        let near = slab(self.near[0], 0)
+            .max_or(slab(self.near[1], 1).max_or(slab(self.near[2], 2).max_or(F4::splat(t_min))));
+        let far = slab(self.far[0], 0)
+            .min_or(slab(self.far[1], 1).min_or(slab(self.far[2], 2).min_or(F4::splat(t_max))));
+        let k = F4::splat(WIDEN);
+        let near = near.sub(near.abs().mul(k));
+        let far = far.add(far.abs().mul(k));
+        (near.le_mask(far), near)
+    }
+}
+
+/// A traversal stack entry: a child reference and its entry `t`.
+#[derive(Clone, Copy)]
+struct Entry {
+    child: u32,
+    count: u32,
+    t: f32,
+}
+
+/// A bounding volume hierarchy over axis-aligned boxes with ids `0..n`.
+///
+/// It knows nothing but boxes: the caller's closure tests the items a ray
+/// reaches and steers the search with [`Leaf`].
+///
+/// # Examples
+/// ```
+/// use raycast::bvh::{Bvh, Leaf};
+/// use raycast::{vec3, Aabb, Interval, Ray};
+/// let boxes: Vec<Aabb> = (0..10)
+///     .map(|i| Aabb::new(vec3(i as f32 * 2.0, 0.0, 0.0), vec3(i as f32 * 2.0 + 1.0, 1.0, 1.0)))
+///     .collect();
+/// let bvh = Bvh::build(&boxes);
+/// bvh.validate(&boxes).unwrap();
+/// // Along +x through every box: all visited, nearest first.
+/// let ray = Ray::new(vec3(-1.0, 0.5, 0.5), vec3(1.0, 0.0, 0.0));
+/// let mut seen = Vec::new();
+/// bvh.traverse(&ray, Interval::FORWARD, |id, _| { seen.push(id); Leaf::Miss });
+/// assert_eq!(seen, (0..10).collect::<Vec<u32>>());
+/// // Closest hit: after the first `Hit`, farther boxes are skipped.
+/// let mut seen = Vec::new();
+/// bvh.traverse(&ray, Interval::FORWARD, |id, r| { seen.push(id); Leaf::Hit(r.min.max(1.0 + 2.0 * id as f32)) });
+/// assert_eq!(seen, [0]);
+/// ```
+#[derive(Clone)]
+pub struct Bvh {
+    nodes: Vec<Node>,
+    items: Vec<u32>,
+    bounds: Aabb,
+}
+
+impl std::fmt::Debug for Bvh {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bvh")
+            .field("items", &self.items.len())
+            .field("nodes", &self.nodes.len())
+            .field("bounds", &self.bounds)
+            .finish()
+    }
+}
+
+impl Bvh {
+    /// Builds the tree over `boxes`; item `i` is `boxes[i]`. Every leaf holds
+    /// one item, so [`Bvh::traverse`] calls the closure exactly for the items
+    /// whose own box the ray enters (the right choice for a scene, whose items
+    /// are expensive). Empty boxes ([`Aabb::EMPTY`]) are allowed and never
+    /// visited. Binned SAH quality (see the module doc).
+    pub fn build(boxes: &[Aabb]) -> Bvh {
+        Self::build_with(boxes, &BuildOptions::default())
+    }
+
+    /// Like [`Bvh::build`] with leaves of up to `max_leaf` items (see
+    /// [`Bvh::build_with`]; the traversal cost is the default).
+    pub fn build_with_leaf_size(boxes: &[Aabb], max_leaf: usize) -> Bvh {
+        Self::build_with(boxes, &BuildOptions { max_leaf, ..BuildOptions::default() })
+    }
+
+    /// Like [`Bvh::build`] but leaves may hold up to `opts.max_leaf` items
+    /// when the SAH finds that cheaper: right for cheap items such as
+    /// triangles. Items sharing a leaf are visited together, so the closure
+    /// may also be called for an item whose own box the ray misses.
+    ///
+    /// # Panics
+    /// With `2^32 - 1` boxes or more.
+    pub fn build_with(boxes: &[Aabb], opts: &BuildOptions) -> Bvh {
+        assert!(boxes.len() < NONE as usize, "Bvh: at most 2^32 - 2 items");
+        let (nodes, items) = build::build(boxes, opts);
+        let bounds = nodes[0].union();
+        Bvh { nodes, items, bounds }
+    }
+
+    /// Number of items (boxes given to the build).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// True when there are no items.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The box around every item ([`Aabb::EMPTY`] if there are none).
+    #[inline]
+    pub fn bounds(&self) -> Aabb {
+        self.bounds
+    }
+
+    /// The item ids in leaf order: a leaf visited by
+    /// [`Bvh::traverse_leaves`] is a range of this slice. Store per-item data
+    /// in this order to read it contiguously during a traversal.
+    #[inline]
+    pub fn items(&self) -> &[u32] {
+        &self.items
+    }
+
+    /// Bytes held by the tree (nodes and the id array).
+    pub fn memory_bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + self.nodes.capacity() * std::mem::size_of::<Node>()
+            + self.items.capacity() * std::mem::size_of::<u32>()
+    }
+
+    /// Number of 4-wide nodes.
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Updates every box for moved items without changing the tree: `boxes`
+    /// must have the same length as at the build (any may now be empty). One
+    /// bottom-up sweep, O(n). The tree's quality degrades if items move far;
+    /// rebuild then.
+    ///
+    /// # Panics
+    /// If `boxes.len() != self.len()`.
+    pub fn refit(&mut self, boxes: &[Aabb]) {
+        assert_eq!(boxes.len(), self.items.len(), "Bvh::refit: expected {} boxes", self.items.len());
+        // Children have larger indices than their parents: sweep backwards.
+        for i in (0..self.nodes.len()).rev() {
+            let (head, tail) = self.nodes.split_at_mut(i + 1);
+            let node = &mut head[i];
+            for s in 0..4 {
+                let (child, count) = (node.child[s], node.count[s] as usize);
+                let b = if count > 0 {
+                    let first = child as usize;
+                    self.items[first..first + count]
+                        .iter()
+                        .fold(Aabb::EMPTY, |b, &id| b.union(build::sanitize(boxes[id as usize])))
+                } else if child != NONE {
+                    tail[child as usize - i - 1].union()
+                } else {
+                    Aabb::EMPTY
+                };
+                node.set_box(s, b);
+            }
+        }
+        self.bounds = self.nodes[0].union();
+    }
+
+    /// Visits the items whose boxes `ray` enters within `range`, nearer boxes
+    /// first, calling `leaf(id, current_range)`:
+    /// * [`Leaf::Miss`] goes on (collect every hit);
+    /// * [`Leaf::Hit`]`(t)` lowers the current `range.max` to `t`, so boxes
+    ///   entered beyond it are skipped (closest hit);
+    /// * [`Leaf::Stop`] ends the traversal (any hit).
+    ///
+    /// A degenerate ray ([`Ray::is_valid`] false) or an empty range visits
+    /// nothing. Box tests are conservative (widened by a few ulps): a ray
+    /// that touches a box is never lost, and one passing within rounding
+    /// distance of it may visit it too.
+    #[inline]
+    pub fn traverse<F: FnMut(u32, Interval) -> Leaf>(&self, ray: &Ray, range: Interval, mut leaf: F) {
+        self.walk::<true, _, _>(
+            ray,
+            range,
+            |_| {},
+            |ids, mut r| {
+                let mut out = Leaf::Miss;
+                for &id in &self.items[ids] {
+                    match leaf(id, r) {
+                        Leaf::Miss => {}
+                        Leaf::Hit(t) => {
+                            if t < r.max {
+                                r.max = t;
+                                out = Leaf::Hit(t);
+                            }
+                        }
+                        Leaf::Stop => return Leaf::Stop,
+                    }
+                }
+                out
+            },
+        );
+    }
+
+    /// Like [`Bvh::traverse`] but calls `leaf` once per leaf with the range of
+    /// positions in [`Bvh::items`] it holds, in the given [`Order`].
+    #[inline]
+    pub fn traverse_leaves<F: FnMut(Range<usize>, Interval) -> Leaf>(
+        &self,
+        ray: &Ray,
+        range: Interval,
+        order: Order,
+        leaf: F,
+    ) {
+        self.traverse_leaves_prefetch(ray, range, order, |_| {}, leaf);
+    }
+
+    /// Like [`Bvh::traverse_leaves`], and calls `prefetch(first)` for each
+    /// leaf (a run of [`Bvh::items`] starting at `first`) that is put aside
+    /// for later while a nearer child is visited: the caller can start
+    /// loading that leaf's data into the cache (a prefetch instruction), so
+    /// the memory latency overlaps with the work on the nearer child.
+    #[inline]
+    pub fn traverse_leaves_prefetch<P: Fn(usize), F: FnMut(Range<usize>, Interval) -> Leaf>(
+        &self,
+        ray: &Ray,
+        range: Interval,
+        order: Order,
+        prefetch: P,
+        leaf: F,
+    ) {
+        match order {
+            Order::NearFirst => self.walk::<true, _, _>(ray, range, prefetch, leaf),
+            Order::Any => self.walk::<false, _, _>(ray, range, prefetch, leaf),
+        }
+    }
+
+    /// Asks for the node (or, through `leaf`, the leaf data) of a pushed
+    /// entry to be brought into the cache.
+    #[inline(always)]
+    fn prefetch(&self, e: Entry, leaf: &impl Fn(usize)) {
+        if e.count == 0 {
+            simd::prefetch(self.nodes.as_ptr().wrapping_add(e.child as usize));
+        } else {
+            leaf(e.child as usize);
+        }
+    }
+
+    /// The traversal loop (see the module doc).
+    #[inline(always)]
+    fn walk<const ORDERED: bool, P: Fn(usize), F: FnMut(Range<usize>, Interval) -> Leaf>(
+        &self,
+        ray: &Ray,
+        range: Interval,
+        prefetch_leaf: P,
+        mut leaf: F,
+    ) {
+        if !ray.is_valid() || range.is_empty() || self.items.is_empty() {
+            return;
+        }
+        let rb = RayBoxes::new(ray);
+        let mut range = range;
+        let mut stack = [MaybeUninit::<Entry>::uninit(); STACK];
+        let mut sp = 0usize;
+        let mut cur = Entry { child: 0, count: 0, t: range.min };
+        loop {
+            if cur.count == 0 {
+                let node = &self.nodes[cur.child as usize];
+                let (mask, near) = rb.test(node, range.min, range.max);
+                if mask != 0 {
+                    let near = near.to_array();
+                    let entry = |s: u32| {
+                        let s = s as usize;
+                        Entry { child: node.child[s], count: node.count[s], t: near[s] }
+                    };
+                    let e0 = entry(mask.trailing_zeros());
+                    let rest = mask & (mask - 1);
+                    if rest == 0 {
+                        cur = e0;
+                        continue;
+                    }
+                    let e1 = entry(rest.trailing_zeros());
+                    let rest = rest & (rest - 1);
+                    if rest == 0 {
+                        // The common case of two: push the farther, take the nearer.
+                        let (near, far) = if ORDERED && e1.t < e0.t { (e1, e0) } else { (e0, e1) };
+                        self.prefetch(far, &prefetch_leaf);
+                        stack[sp] = MaybeUninit::new(far);
+                        sp += 1;
+                        cur = near;
+                        continue;
+                    }
+                    let mut hits = [e0, e1, e0, e0];
+                    let mut k = 2;
+                    let mut m = rest;
+                    while m != 0 {
+                        hits[k] = entry(m.trailing_zeros());
+                        k += 1;
+                        m &= m - 1;
+                    }
+                    if ORDERED {
+                        // Insertion sort, farthest first (3 or 4 entries).
+                        for i in 1..k {
+                            let e = hits[i];
+                            let mut j = i;
+                            while j > 0 && hits[j - 1].t < e.t {
+                                hits[j] = hits[j - 1];
+                                j -= 1;
+                            }
+                            hits[j] = e;
+                        }
+                    }
+                    for e in &hits[..k - 1] {
+                        self.prefetch(*e, &prefetch_leaf);
+                        stack[sp] = MaybeUninit::new(*e);
+                        sp += 1;
+                    }
+                    cur = hits[k - 1];
+                    continue;
+                }
+            } else {
+                let first = cur.child as usize;
+                match leaf(first..first + cur.count as usize, range) {
+                    Leaf::Miss => {}
+                    Leaf::Hit(t) => {
+                        if t < range.max {
+                            range.max = t;
+                        }
+                    }
+                    Leaf::Stop => return,
+                }
+            }
+            // Pop the next entry that can still matter.
+            loop {
+                if sp == 0 {
+                    return;
+                }
+                sp -= 1;
+                // SAFETY: entries below `sp` were written by the pushes above.
+                let e = unsafe { stack[sp].assume_init() };
+                if e.t <= range.max {
+                    cur = e;
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Checks the invariants: `boxes` has one box per item, every item is in
+    /// exactly one leaf, every node is reached exactly once from the root,
+    /// children come after their parents, and every box contains its
+    /// children's boxes and its items' boxes. Tests call it after every build
+    /// and refit.
+    ///
+    /// # Errors
+    /// A message naming the first broken invariant.
+    pub fn validate(&self, boxes: &[Aabb]) -> Result<(), String> {
+        if boxes.len() != self.items.len() {
+            return Err(format!("{} boxes for {} items", boxes.len(), self.items.len()));
+        }
+        let n = self.items.len();
+        let mut seen_item = vec![false; n];
+        for &id in &self.items {
+            let slot = seen_item.get_mut(id as usize).ok_or(format!("item id {id} out of range"))?;
+            if std::mem::replace(slot, true) {
+                return Err(format!("item id {id} listed twice"));
+            }
+        }
+        let mut covered = vec![false; n];
+        let mut seen_node = vec![false; self.nodes.len()];
+        let mut todo = vec![0usize];
+        while let Some(i) = todo.pop() {
+            if std::mem::replace(&mut seen_node[i], true) {
+                return Err(format!("node {i} reached twice"));
+            }
+            let node = &self.nodes[i];
+            for s in 0..4 {
+                let b = node.slot_box(s);
+                let (child, count) = (node.child[s], node.count[s] as usize);
+                if count > 0 {
+                    let first = child as usize;
+                    if first + count > n {
+                        return Err(format!("node {i} slot {s}: leaf {first}+{count} past {n} items"));
+                    }
+                    let run = covered[first..first + count].iter_mut().zip(&self.items[first..first + count]);
+                    for (p, (seen, &id)) in (first..).zip(run) {
+                        if std::mem::replace(seen, true) {
+                            return Err(format!("items[{p}] in two leaves"));
+                        }
+                        if !b.contains(&build::sanitize(boxes[id as usize])) {
+                            return Err(format!("node {i} slot {s}: box {b:?} misses item {id}"));
+                        }
+                    }
+                } else if child != NONE {
+                    let c = child as usize;
+                    if c <= i || c >= self.nodes.len() {
+                        return Err(format!("node {i} slot {s}: bad child index {c}"));
+                    }
+                    if !b.contains(&self.nodes[c].union()) {
+                        return Err(format!("node {i} slot {s}: box {b:?} misses child node {c}"));
+                    }
+                    todo.push(c);
+                } else if !b.is_empty() {
+                    return Err(format!("node {i} slot {s}: unused slot with a box"));
+                }
+            }
+        }
+        if let Some(i) = seen_node.iter().position(|&s| !s) {
+            return Err(format!("node {i} unreachable"));
+        }
+        if let Some(p) = covered.iter().position(|&c| !c) {
+            return Err(format!("items[{p}] (id {}) in no leaf", self.items[p]));
+        }
+        if !self.bounds.contains(&self.nodes[0].union()) {
+            return Err("bounds() misses the root's children".into());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{vec3, Vec3};
+
+    /// SplitMix64: a tiny seeded generator for test inputs.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+        fn f(&mut self, lo: f32, hi: f32) -> f32 {
+            lo + (hi - lo) * ((self.next() >> 40) as f32 / (1u64 << 24) as f32)
+        }
+        fn v(&mut self, lo: f32, hi: f32) -> Vec3 {
+            vec3(self.f(lo, hi), self.f(lo, hi), self.f(lo, hi))
+        }
+    }
+
+    fn random_boxes(rng: &mut Rng, n: usize) -> Vec<Aabb> {
+        (0..n)
+            .map(|_| {
+                let c = rng.v(-10.0, 10.0);
+                let h = rng.v(0.0, 1.0);
+                Aabb::new(c - h, c + h)
+            })
+            .collect()
+    }
+
+    /// Ids visited with `Leaf::Miss`, in visit order.
+    fn visited(bvh: &Bvh, ray: &Ray, range: Interval) -> Vec<u32> {
+        let mut v = Vec::new();
+        bvh.traverse(ray, range, |id, _| {
+            v.push(id);
+            Leaf::Miss
+        });
+        v
+    }
+
+    fn random_ray(rng: &mut Rng) -> Ray {
+        let mut dir = rng.v(-1.0, 1.0);
+        // Some axis-parallel and planar directions.
+        match rng.next() % 8 {
+            0 => dir.x = 0.0,
+            1 => dir = vec3(0.0, 0.0, dir.z),
+            _ => {}
+        }
+        Ray::new(rng.v(-15.0, 15.0), dir)
+    }
+
+    #[test]
+    fn builds_are_valid() {
+        let mut rng = Rng(1);
+        for &n in &[0usize, 1, 2, 3, 4, 5, 7, 16, 17, 100, 1000, 5000] {
+            for leaf in [1, 4, 8] {
+                let boxes = random_boxes(&mut rng, n);
+                let bvh = Bvh::build_with(&boxes, &BuildOptions { max_leaf: leaf, traversal_cost: 1.0 });
+                bvh.validate(&boxes).unwrap();
+                assert_eq!(bvh.len(), n);
+                assert_eq!(bvh.is_empty(), n == 0);
+                let all = boxes.iter().fold(Aabb::EMPTY, |b, &x| b.union(x));
+                assert_eq!(bvh.bounds(), all);
+            }
+        }
+    }
+
+    #[test]
+    fn identical_empty_and_unbounded_boxes() {
+        let b = Aabb::new(Vec3::ZERO, Vec3::ONE);
+        let same = vec![b; 1000];
+        let bvh = Bvh::build(&same);
+        bvh.validate(&same).unwrap();
+        let ray = Ray::new(vec3(0.5, 0.5, -1.0), vec3(0.0, 0.0, 1.0));
+        let mut v = visited(&bvh, &ray, Interval::FORWARD);
+        v.sort_unstable();
+        assert_eq!(v, (0..1000).collect::<Vec<u32>>());
+
+        // EMPTY and NaN boxes mixed in: never visited, still valid.
+        let mut rng = Rng(2);
+        let mut boxes = random_boxes(&mut rng, 300);
+        for i in (0..300).step_by(3) {
+            boxes[i] = if i % 2 == 0 { Aabb::EMPTY } else { Aabb::new(Vec3::NAN, Vec3::ONE) };
+        }
+        let bvh = Bvh::build(&boxes);
+        bvh.validate(&boxes).unwrap();
+        for _ in 0..500 {
+            let ray = random_ray(&mut rng);
+            assert!(visited(&bvh, &ray, Interval::ALL).iter().all(|&id| id % 3 != 0));
+        }
+        // All empty.
+        let empty = vec![Aabb::EMPTY; 50];
+        let bvh = Bvh::build(&empty);
+        bvh.validate(&empty).unwrap();
+        assert!(bvh.bounds().is_empty());
+        assert!(visited(&bvh, &ray, Interval::ALL).is_empty());
+
+        // Unbounded and flat-unbounded boxes (planes in a scene).
+        let mut boxes = random_boxes(&mut rng, 50);
+        boxes.push(Aabb::new(Vec3::NEG_INFINITY, Vec3::INFINITY));
+        boxes.push(Aabb::new(
+            vec3(f32::NEG_INFINITY, 0.0, f32::NEG_INFINITY),
+            vec3(f32::INFINITY, 0.0, f32::INFINITY),
+        ));
+        let bvh = Bvh::build(&boxes);
+        bvh.validate(&boxes).unwrap();
+        let down = Ray::new(vec3(3.0, 100.0, -7.0), vec3(0.0, -1.0, 0.0));
+        let v = visited(&bvh, &down, Interval::FORWARD);
+        assert!(v.contains(&50) && v.contains(&51));
+    }
+
+    /// Visits equal the brute-force set (leaf size 1): every box `Aabb::clip`
+    /// accepts is visited exactly once; extra visits only within rounding of
+    /// the box.
+    #[test]
+    fn traverse_matches_brute_force() {
+        let mut rng = Rng(3);
+        let boxes = random_boxes(&mut rng, 2000);
+        let bvh = Bvh::build(&boxes);
+        bvh.validate(&boxes).unwrap();
+        for i in 0..3000 {
+            let ray = random_ray(&mut rng);
+            let range = if i % 3 == 0 {
+                Interval::FORWARD
+            } else {
+                Interval::new(rng.f(-5.0, 5.0), rng.f(5.0, 40.0))
+            };
+            let mut got = visited(&bvh, &ray, range);
+            got.sort_unstable();
+            assert!(got.windows(2).all(|w| w[0] != w[1]), "an item visited twice");
+            let want: Vec<u32> =
+                (0..boxes.len() as u32).filter(|&i| boxes[i as usize].clip(&ray, range).is_some()).collect();
+            for id in &want {
+                assert!(got.binary_search(id).is_ok(), "ray {ray:?} range {range:?} lost box {id}");
+            }
+            for id in &got {
+                if want.binary_search(id).is_err() {
+                    // Only a graze within the widening: the slightly grown box is hit.
+                    let b = boxes[*id as usize];
+                    let pad = Vec3::splat(1e-4);
+                    assert!(Aabb::new(b.min - pad, b.max + pad).clip(&ray, range).is_some(), "spurious {id}");
+                }
+            }
+        }
+        // Degenerate rays and empty ranges visit nothing.
+        let o = Vec3::ZERO;
+        for ray in [
+            Ray::new(o, Vec3::ZERO),
+            Ray::new(o, vec3(f32::NAN, 1.0, 0.0)),
+            Ray::new(vec3(f32::INFINITY, 0.0, 0.0), Vec3::X),
+        ] {
+            assert!(visited(&bvh, &ray, Interval::ALL).is_empty());
+        }
+        assert!(visited(&bvh, &Ray::new(o, Vec3::X), Interval::new(1.0, 0.0)).is_empty());
+        assert!(visited(&bvh, &Ray::new(o, Vec3::X), Interval::new(f32::NAN, 1.0)).is_empty());
+    }
+
+    /// Unit boxes on an integer lattice, rays lying exactly in their face
+    /// planes or passing exactly through their edges and corners: every box
+    /// the ray touches (per `Aabb::clip`) is visited, including the `0 · ∞`
+    /// slabs of axis-parallel rays.
+    #[test]
+    fn grazing_rays_keep_every_touched_box() {
+        let boxes: Vec<Aabb> = (0..6 * 6 * 6)
+            .map(|i| {
+                let p = vec3((i % 6) as f32, (i / 6 % 6) as f32, (i / 36) as f32) * 1.5;
+                Aabb::new(p, p + Vec3::ONE)
+            })
+            .collect();
+        let bvh = Bvh::build(&boxes);
+        let mut rng = Rng(8);
+        for i in 0..4000 {
+            // Origin on a lattice face/edge/corner value, direction with
+            // zero components or through another lattice corner.
+            let pick = |rng: &mut Rng| (rng.next() % 7) as f32 * 1.5 + (rng.next() % 2) as f32;
+            let o = vec3(pick(&mut rng), pick(&mut rng), pick(&mut rng)) - Vec3::splat(2.0);
+            let target = vec3(pick(&mut rng), pick(&mut rng), pick(&mut rng));
+            let mut d = target - o;
+            if i % 2 == 0 {
+                d[(rng.next() % 3) as usize] = 0.0;
+            }
+            if i % 3 == 0 {
+                d[(rng.next() % 3) as usize] = 0.0;
+            }
+            let ray = Ray::new(o, d);
+            let got = visited(&bvh, &ray, Interval::ALL);
+            for (id, b) in boxes.iter().enumerate() {
+                if b.clip(&ray, Interval::ALL).is_some() {
+                    assert!(got.contains(&(id as u32)), "{ray:?} lost box {id} {b:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn visits_nearest_first_and_stops() {
+        let mut rng = Rng(4);
+        let boxes = random_boxes(&mut rng, 1000);
+        let bvh = Bvh::build(&boxes);
+        for _ in 0..500 {
+            let ray = random_ray(&mut rng);
+            // Closest "hit" is the entry t of each box: the search must end
+            // with the smallest entry of all boxes (brute force).
+            let entry = |id: u32| boxes[id as usize].clip(&ray, Interval::FORWARD).map(|i| i.min);
+            let want = (0..1000).filter_map(entry).min_by(f32::total_cmp);
+            let mut best: Option<f32> = None;
+            bvh.traverse(&ray, Interval::FORWARD, |id, r| match entry(id) {
+                Some(t) if t <= r.max => {
+                    best = Some(t);
+                    Leaf::Hit(t)
+                }
+                _ => Leaf::Miss,
+            });
+            assert_eq!(best, want);
+            // Stop ends at once.
+            let mut calls = 0;
+            bvh.traverse(&ray, Interval::FORWARD, |_, _| {
+                calls += 1;
+                Leaf::Stop
+            });
+            assert!(calls <= 1);
+        }
+    }
+
+    #[test]
+    fn refit_keeps_valid_and_follows_motion() {
+        let mut rng = Rng(5);
+        let mut boxes = random_boxes(&mut rng, 700);
+        let mut bvh = Bvh::build_with(&boxes, &BuildOptions { max_leaf: 4, traversal_cost: 1.0 });
+        let nodes = bvh.node_count();
+        for round in 0..5 {
+            for (i, b) in boxes.iter_mut().enumerate() {
+                let d = rng.v(-2.0, 2.0);
+                *b = if (i + round) % 11 == 0 { Aabb::EMPTY } else { Aabb::new(b.min + d, b.max + d) };
+            }
+            // An item empty at the build may come back.
+            boxes[0] = Aabb::new(Vec3::splat(30.0), Vec3::splat(31.0));
+            bvh.refit(&boxes);
+            bvh.validate(&boxes).unwrap();
+            assert_eq!(bvh.node_count(), nodes);
+            let all = boxes.iter().fold(Aabb::EMPTY, |b, &x| b.union(x));
+            assert_eq!(bvh.bounds(), all);
+            let ray = Ray::new(Vec3::splat(25.0), Vec3::ONE);
+            assert!(visited(&bvh, &ray, Interval::FORWARD).contains(&0));
+        }
+        let e = vec![Aabb::EMPTY; 3];
+        let mut bvh = Bvh::build(&e);
+        bvh.refit(&[Aabb::new(Vec3::ZERO, Vec3::ONE); 3]);
+        bvh.validate(&[Aabb::new(Vec3::ZERO, Vec3::ONE); 3]).unwrap();
+    }
+
+    #[test]
+    fn validate_reports_breakage() {
+        let mut rng = Rng(6);
+        let boxes = random_boxes(&mut rng, 100);
+        let mut bvh = Bvh::build(&boxes);
+        assert!(bvh.validate(&boxes[..99]).is_err());
+        let mut moved = boxes.clone();
+        moved[17] = Aabb::new(Vec3::splat(50.0), Vec3::splat(51.0));
+        assert!(bvh.validate(&moved).unwrap_err().contains("item 17"));
+        bvh.items.swap(0, 1);
+        bvh.items[0] = bvh.items[1];
+        assert!(bvh.validate(&boxes).is_err());
+    }
+
+    #[test]
+    fn send_sync_and_size() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Bvh>();
+        assert_eq!(std::mem::size_of::<Node>(), 128);
+    }
+}
