@@ -79,7 +79,8 @@ fn walk_steps(c: &mut Criterion) {
     g.finish();
 }
 
-/// Dense 256³ volume with 5% random solid cells: first hit of 4096 rays.
+/// Dense 256³ volume with 5% random solid cells, and a 256² height field
+/// (dense and chunked): first hit of 4096 rays.
 fn dense_cast(c: &mut Criterion) {
     let mut s = 3u64;
     let mut vol = VoxelVolume::try_new(Vec3::ONE, Vec3::ZERO, ivec3(0, 0, 0), UVec3::splat(256)).unwrap();
@@ -92,6 +93,36 @@ fn dense_cast(c: &mut Criterion) {
     g.throughput(Throughput::Elements(rays.len() as u64));
     g.bench_function("cast_5pct_256", |b| {
         b.iter(|| rays.iter().filter(|r| vol.cast(black_box(r), Interval::FORWARD).is_some()).count())
+    });
+    // A height field (as in the peer comparison) cast from above: long runs
+    // of empty bricks between the surface bricks.
+    let mut cells = Vec::new();
+    for x in 0..256 {
+        for z in 0..256 {
+            let (fx, fz) = (x as f32, z as f32);
+            let h = 40.0 + 12.0 * (fx * 0.05).sin() * (fz * 0.07).cos() + 6.0 * (fx * 0.13 + fz * 0.11).sin();
+            cells.extend((0..h as i32).map(|y| ivec3(x, y, z)));
+        }
+    }
+    let terrain = VoxelVolume::from_cells(Vec3::ONE, Vec3::ZERO, cells.iter().copied()).unwrap();
+    let world = ChunkedVoxels::from_cells(Vec3::ONE, Vec3::ZERO, cells).unwrap();
+    let mut s = 11u64;
+    let down: Vec<Ray> = (0..4096)
+        .map(|_| {
+            let o = vec3(rng(&mut s) * 256.0, 70.0 + rng(&mut s) * 50.0, rng(&mut s) * 256.0);
+            let d = vec3(rng(&mut s) * 2.0 - 1.0, -0.05 - rng(&mut s) * 0.75, rng(&mut s) * 2.0 - 1.0);
+            Ray::new(o, d.normalize())
+        })
+        .collect();
+    let range = Interval::new(0.0, 1000.0);
+    g.bench_function("cast_terrain_256", |b| {
+        b.iter(|| down.iter().filter(|r| terrain.cast(black_box(r), range).is_some()).count())
+    });
+    g.finish();
+    let mut g = c.benchmark_group("grid/chunked");
+    g.throughput(Throughput::Elements(down.len() as u64));
+    g.bench_function("cast_terrain_256", |b| {
+        b.iter(|| down.iter().filter(|r| world.cast(black_box(r), range).is_some()).count())
     });
     g.finish();
 }

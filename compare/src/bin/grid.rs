@@ -13,7 +13,7 @@ use raycast::grid::{ChunkedVoxels, VoxelVolume};
 use raycast::{Interval, Ray, RayCast};
 use raycast_compare::{median_secs, mrays};
 
-const REPS: usize = 7;
+const REPS: usize = 9;
 
 struct Case {
     name: &'static str,
@@ -120,23 +120,37 @@ fn main() {
             hits
         );
         let n = case.rays.len();
-        let t_dense = median_secs(REPS, || {
-            std::hint::black_box(
-                case.rays.iter().filter(|r| dense.cast(std::hint::black_box(r), range).is_some()).count(),
-            );
-        });
-        let t_chunked = median_secs(REPS, || {
-            std::hint::black_box(
-                case.rays.iter().filter(|r| chunked.cast(std::hint::black_box(r), range).is_some()).count(),
-            );
-        });
-        let t_parry = median_secs(REPS, || {
-            std::hint::black_box(
-                pr.iter()
-                    .filter(|r| parry.cast_local_ray(std::hint::black_box(r), max_t, true).is_some())
-                    .count(),
-            );
-        });
+        // Interleaved: each round times all three back to back, so that load
+        // from other processes on the machine hits them alike; medians of
+        // the rounds.
+        let (mut td, mut tc, mut tp) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..REPS {
+            td.push(median_secs(1, || {
+                std::hint::black_box(
+                    case.rays.iter().filter(|r| dense.cast(std::hint::black_box(r), range).is_some()).count(),
+                );
+            }));
+            tc.push(median_secs(1, || {
+                std::hint::black_box(
+                    case.rays
+                        .iter()
+                        .filter(|r| chunked.cast(std::hint::black_box(r), range).is_some())
+                        .count(),
+                );
+            }));
+            tp.push(median_secs(1, || {
+                std::hint::black_box(
+                    pr.iter()
+                        .filter(|r| parry.cast_local_ray(std::hint::black_box(r), max_t, true).is_some())
+                        .count(),
+                );
+            }));
+        }
+        let median = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let (t_dense, t_chunked, t_parry) = (median(td), median(tc), median(tp));
         let (md, mc, mp) = (mrays(n, t_dense), mrays(n, t_chunked), mrays(n, t_parry));
         println!("  raycast VoxelVolume   {md:8.2} Mrays/s  ({:.1}x parry)", md / mp);
         println!("  raycast ChunkedVoxels {mc:8.2} Mrays/s  ({:.1}x parry)", mc / mp);

@@ -53,9 +53,11 @@ pub struct VoxelVolume {
     count: usize,
 }
 
-/// Steps in empty bricks before walking the brick grid: entering and leaving
-/// it costs about as much as a few cell steps, and in a busy volume the next
-/// brick is seldom empty.
+/// Steps in empty bricks before walking the brick grid. Measured with
+/// callgrind on the peer comparison's volumes (256³ with 5% random cells, and
+/// a 256² height field), 1 is cheapest for both (2 costs 2–4% more
+/// instructions, 4 costs 1–9% more): a coarse walk that stops at once is
+/// cheap next to the cells a long one skips.
 const SKIP_AFTER: u32 = 1;
 
 impl VoxelVolume {

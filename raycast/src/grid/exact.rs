@@ -11,7 +11,8 @@
 //! sign of the whole sum. No epsilon anywhere; the result is the sign of the
 //! real-number sum. Only the walk's slow path (near-ties) comes here.
 
-/// Capacity of a [`Terms`] sum: the walk's largest predicate has 24 terms.
+/// Default capacity of a [`Terms`] sum: the walk's largest predicate has
+/// 24 terms. Small predicates use a small capacity (nothing to zero).
 const CAP: usize = 32;
 
 /// `(s, e)` with `s = fl(a + b)` and `s + e = a + b` exactly (Knuth's TwoSum).
@@ -50,23 +51,23 @@ fn split(a: f64) -> (f64, f64) {
     (hi, a - hi)
 }
 
-/// A sum of up to [`CAP`] exact `f64` terms whose sign is wanted.
-pub(crate) struct Terms {
-    v: [f64; CAP],
+/// A sum of up to `C` exact `f64` terms whose sign is wanted.
+pub(crate) struct Terms<const C: usize = CAP> {
+    v: [f64; C],
     n: usize,
 }
 
-impl Terms {
+impl<const C: usize> Terms<C> {
     #[inline]
     pub(crate) fn new() -> Self {
-        Self { v: [0.0; CAP], n: 0 }
+        Self { v: [0.0; C], n: 0 }
     }
 
     /// Adds the exact term `x` (zeros are dropped).
     #[inline]
     pub(crate) fn push(&mut self, x: f64) {
         if x != 0.0 {
-            debug_assert!(self.n < CAP);
+            debug_assert!(self.n < C);
             self.v[self.n] = x;
             self.n += 1;
         }
@@ -84,7 +85,7 @@ impl Terms {
     pub(crate) fn sign(&self) -> i32 {
         // Grow-Expansion with zero elimination: `e` stays non-overlapping and
         // sorted by increasing magnitude, so its last component decides.
-        let mut e = [0.0f64; CAP];
+        let mut e = [0.0f64; C];
         let mut len = 0;
         for &b in &self.v[..self.n] {
             let mut q = b;
@@ -119,18 +120,18 @@ mod tests {
 
     #[test]
     fn signs_beyond_f64_precision() {
-        let mut t = Terms::new();
+        let mut t: Terms = Terms::new();
         // 1 + 2^-80 - 1 > 0 although fl(1 + 2^-80) == 1.
         t.push(1.0);
         t.push(2f64.powi(-80));
         t.push(-1.0);
         assert_eq!(t.sign(), 1);
-        let mut t = Terms::new();
+        let mut t: Terms = Terms::new();
         t.push(1e300);
         t.push(-1e-300);
         t.push(-1e300);
         assert_eq!(t.sign(), -1);
-        let mut t = Terms::new();
+        let mut t: Terms = Terms::new();
         // (1 + 2^-30)^2 - 1 - 2^-29 - 2^-60 == 0
         let x = 1.0 + 2f64.powi(-30);
         t.push_prod(x, x);
@@ -138,7 +139,7 @@ mod tests {
         t.push(-(2f64.powi(-29)));
         t.push(-(2f64.powi(-60)));
         assert_eq!(t.sign(), 0);
-        assert_eq!(Terms::new().sign(), 0);
+        assert_eq!(Terms::<CAP>::new().sign(), 0);
     }
 
     #[test]
@@ -152,7 +153,7 @@ mod tests {
             s
         };
         for _ in 0..2000 {
-            let mut t = Terms::new();
+            let mut t: Terms = Terms::new();
             let mut exact: i128 = 0;
             for _ in 0..6 {
                 let a = (next() % (1 << 30)) as i64 - (1 << 29);

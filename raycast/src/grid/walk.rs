@@ -133,12 +133,11 @@ enum State {
 #[derive(Clone, Debug)]
 pub struct GridWalk<const N: usize> {
     cell: [i32; N],
+    /// +1, −1 or 0 per axis. The next plane of axis `a` is `cell[a] + 1`
+    /// moving up, `cell[a]` moving down (see [`GridWalk::nf`]): no plane
+    /// index is kept, and the walk stays small (the iterator's state must
+    /// fit the optimiser's limits to live in registers).
     step: [i32; N],
-    /// `step` as `f64`.
-    stepf: [f64; N],
-    /// 1 on axes moving up, else 0: the next plane of axis `a` is
-    /// `cell[a] + up[a]` (see [`GridWalk::nf`]), so no plane index is kept.
-    up: [i32; N],
     /// Approximate time of crossing the next plane (`+∞` when `d = 0`).
     tn: [f64; N],
     /// `fl(origin − o)`.
@@ -195,6 +194,9 @@ pub struct Step<const N: usize> {
 impl<const N: usize> GridWalk<N> {
     /// The walk of `o + t·(dh + dl)` over `range`; `dh + dl` is the exact
     /// direction (`dl = 0` for a ray, the rounding of `b − a` for a segment).
+    /// Inlined so that the walk is built in place in a volume's cast (no
+    /// copy of its ~300 bytes per ray).
+    #[inline]
     fn build(
         grid: &Grid<N>,
         o: [f32; N],
@@ -206,8 +208,6 @@ impl<const N: usize> GridWalk<N> {
         let mut w = Self {
             cell: [0; N],
             step: [0; N],
-            stepf: [0.0; N],
-            up: [0; N],
             tn: [f64::INFINITY; N],
             c: [0.0; N],
             inv: [0.0; N],
@@ -242,8 +242,6 @@ impl<const N: usize> GridWalk<N> {
             w.c[a] = w.origin[a] - w.o[a];
             if dh[a] != 0.0 {
                 w.step[a] = if dh[a] > 0.0 { 1 } else { -1 };
-                w.stepf[a] = f64::from(w.step[a]);
-                w.up[a] = i32::from(dh[a] > 0.0);
                 w.inv[a] = 1.0 / dh[a];
                 w.dt[a] = w.size[a] * w.inv[a].abs();
                 w.tn[a] = w.time(a);
@@ -278,7 +276,7 @@ impl<const N: usize> GridWalk<N> {
     /// The next plane of axis `a` (exact integer in `f64`).
     #[inline(always)]
     fn nf(&self, a: usize) -> f64 {
-        f64::from(self.cell[a] + self.up[a])
+        f64::from(self.cell[a] + i32::from(self.step[a] > 0))
     }
 
     /// Approximate time of the next crossing on axis `a`.
@@ -310,10 +308,30 @@ impl<const N: usize> GridWalk<N> {
         terms.push_prod(-self.o[a], y);
     }
 
+    /// `X_a(n) = origin_a + n·size_a − o_a` when it is one `f64` exactly
+    /// (both sums exact, checked with TwoSum: typical of lattice inputs).
+    #[inline]
+    fn x_exact(&self, a: usize, n: f64) -> Option<f64> {
+        let (s1, e1) = two_sum(self.origin[a], n * self.size[a]);
+        let (s2, e2) = two_sum(s1, -self.o[a]);
+        (e1 == 0.0 && e2 == 0.0).then_some(s2)
+    }
+
     /// Exact sign of `T_a − T_b` (both axes moving).
     fn cmp_axes(&self, a: usize, b: usize) -> i32 {
         // T_a − T_b = (X_a·d_b − X_b·d_a) / (d_a·d_b).
-        let mut terms = Terms::new();
+        if self.dl[a] == 0.0 && self.dl[b] == 0.0 {
+            // Common case (rays; segments with an exact difference): when
+            // X_a and X_b are single doubles, two exact products are enough
+            // (four terms instead of up to 24).
+            if let (Some(xa), Some(xb)) = (self.x_exact(a, self.nf(a)), self.x_exact(b, self.nf(b))) {
+                let mut terms = Terms::<4>::new();
+                terms.push_prod(xa, self.dh[b]);
+                terms.push_prod(-xb, self.dh[a]);
+                return terms.sign() * self.step[a] * self.step[b];
+            }
+        }
+        let mut terms: Terms = Terms::new();
         self.push_x_times(&mut terms, a, self.dh[b]);
         self.push_x_times(&mut terms, a, self.dl[b]);
         self.push_x_times(&mut terms, b, -self.dh[a]);
@@ -329,7 +347,15 @@ impl<const N: usize> GridWalk<N> {
     /// Exact sign of `T_a(n) − t` for plane `n` of a moving axis `a` and any finite `t`.
     fn cmp_plane_time(&self, a: usize, n: f64, t: f64) -> i32 {
         // T_a(n) − t = (X_a(n) − t·d_a) / d_a; t·d_a is split exactly (TwoProduct).
-        let mut terms = Terms::new();
+        if self.dl[a] == 0.0 {
+            if let Some(x) = self.x_exact(a, n) {
+                let mut terms = Terms::<3>::new();
+                terms.push(x);
+                terms.push_prod(-t, self.dh[a]);
+                return terms.sign() * self.step[a];
+            }
+        }
+        let mut terms: Terms = Terms::new();
         terms.push(self.origin[a]);
         terms.push(n * self.size[a]);
         terms.push(-self.o[a]);
@@ -424,10 +450,7 @@ impl<const N: usize> GridWalk<N> {
     pub(crate) fn advance(&mut self) -> (u8, f64) {
         let m = self.m;
         let lim = m + self.tol(m);
-        let mut cand = 0u8;
-        for a in 0..N {
-            cand |= u8::from(self.tn[a] <= lim) << a;
-        }
+        let cand = below(&self.tn, lim);
         // The axis to step, from direct comparisons of the times (not from
         // `lim`), so that the loop-carried chain is compare → mask → add;
         // the filter below only feeds a well-predicted branch. When the
@@ -447,8 +470,34 @@ impl<const N: usize> GridWalk<N> {
         // By value, so that the walk's address never escapes the caller's
         // loop and its fields can live in registers (an `&mut self` call,
         // even a cold one, pins the whole walk to memory).
-        let (w, axes, t) = slow_by_value(self.clone());
-        *self = w;
+        // Field by field (not a block copy), so that the walk's address
+        // never escapes the caller's loop and its fields can live in
+        // registers; only the hot fields come back.
+        let (hot, axes, t) = slow_by_value(GridWalk {
+            cell: self.cell,
+            step: self.step,
+            tn: self.tn,
+            c: self.c,
+            inv: self.inv,
+            size: self.size,
+            origin: self.origin,
+            o: self.o,
+            dh: self.dh,
+            dl: self.dl,
+            t_min: self.t_min,
+            t_max: self.t_max,
+            tol_c: self.tol_c,
+            dt: self.dt,
+            ks: self.ks,
+            atmin: self.atmin,
+            t_end_fast: self.t_end_fast,
+            remaining: self.remaining,
+            supercover: self.supercover,
+            state: self.state,
+            neg: self.neg,
+            m: self.m,
+        });
+        (self.cell, self.tn, self.m, self.ks, self.remaining, self.state) = hot;
         (axes, t)
     }
 
@@ -460,22 +509,22 @@ impl<const N: usize> GridWalk<N> {
     /// can be driven again, e.g. after [`GridWalk::skip_empty`]).
     ///
     /// The fast path is [`GridWalk::advance`]'s, with branch-free updates:
-    /// the loop-carried chain per step is compare → mask → add.
+    /// the loop-carried chain per step is compare → mask → add. Fast steps
+    /// are not counted against `max_steps` (the slow path still counts):
+    /// the volumes walk with `max_steps(u32::MAX)`, more than the `3·2^30`
+    /// steps any walk within [`CELL_LIMIT`] can take.
     #[inline(always)]
     pub(crate) fn drive(&mut self, mut visit: impl FnMut(u8, f64, [i32; N]) -> Flow) -> Flow {
         let (step, dt) = (self.step, self.dt);
         let (tol_c, atmin, t_end) = (self.tol_c, self.atmin, self.t_end_fast);
         let (mut cell, mut tn) = (self.cell, self.tn);
-        let (mut m, mut ks, mut remaining) = (self.m, self.ks, self.remaining);
+        let (mut m, mut ks) = (self.m, self.ks);
         loop {
             let lim = m + (tol_c + ks * (m.abs() + atmin));
-            let mut cand = 0u8;
-            for a in 0..N {
-                cand |= u8::from(tn[a] <= lim) << a;
-            }
+            let cand = below(&tn, lim);
             let (sel, stepped) = step_min(&tn, &dt);
             let (axes, t);
-            if cand & cand.wrapping_sub(1) == 0 && lim < t_end && remaining != 0 {
+            if cand & cand.wrapping_sub(1) == 0 && lim < t_end {
                 for a in 0..N {
                     cell[a] += step[a] & -i32::from((sel >> a) & 1);
                 }
@@ -483,18 +532,17 @@ impl<const N: usize> GridWalk<N> {
                 (axes, t) = (cand, m);
                 m = fmin_all(&tn);
                 ks += KS_STEP;
-                remaining -= 1;
             } else {
-                (self.cell, self.tn, self.m, self.ks, self.remaining) = (cell, tn, m, ks, remaining);
+                (self.cell, self.tn, self.m, self.ks) = (cell, tn, m, ks);
                 (axes, t) = self.advance_slow();
                 if axes == 0 {
                     return Flow::End;
                 }
-                (cell, tn, m, ks, remaining) = (self.cell, self.tn, self.m, self.ks, self.remaining);
+                (cell, tn, m, ks) = (self.cell, self.tn, self.m, self.ks);
             }
             let flow = visit(axes, t, cell);
             if flow != Flow::Go {
-                (self.cell, self.tn, self.m, self.ks, self.remaining) = (cell, tn, m, ks, remaining);
+                (self.cell, self.tn, self.m, self.ks) = (cell, tn, m, ks);
                 return flow;
             }
         }
@@ -514,10 +562,7 @@ impl<const N: usize> GridWalk<N> {
             return self.finish();
         }
         let lim = self.m + self.tol(self.m);
-        let mut candidates = 0u8;
-        for a in 0..N {
-            candidates |= u8::from(self.tn[a] <= lim) << a;
-        }
+        let candidates = below(&self.tn, lim);
         let Some(group) = self.exact_group(candidates) else {
             return self.finish();
         };
@@ -579,7 +624,7 @@ impl<const N: usize> GridWalk<N> {
             return;
         }
         for a in 0..N {
-            let s = self.stepf[a];
+            let s = f64::from(self.step[a]);
             if s == 0.0 {
                 continue;
             }
@@ -669,17 +714,14 @@ impl<const N: usize> GridWalk<N> {
                 return false;
             }
             let lim = mc + tol;
-            let mut cand = 0u8;
-            for a in 0..N {
-                cand |= u8::from(tc[a] <= lim) << a;
-            }
+            let cand = below(&tc, lim);
             if cand & cand.wrapping_sub(1) != 0 || lim >= self.t_end_fast {
                 self.skip_to(mc - tol);
                 return true;
             }
             let a = cand.trailing_zeros() as usize;
             kb[a] += self.step[a];
-            plane[a] += self.stepf[a] * width;
+            plane[a] += f64::from(self.step[a]) * width;
             tc[a] = self.time_at(a, plane[a]);
             if !empty(kb) {
                 self.skip_to(mc - tol);
@@ -687,14 +729,6 @@ impl<const N: usize> GridWalk<N> {
             }
         }
     }
-}
-
-/// [`GridWalk::advance_slow`] on a copy, returned with the walk.
-#[cold]
-#[inline(never)]
-fn slow_by_value<const N: usize>(mut w: GridWalk<N>) -> (GridWalk<N>, u8, f64) {
-    let (axes, t) = w.advance_slow();
-    (w, axes, t)
 }
 
 /// What [`GridWalk::drive`]'s visitor wants next, and how a drive ended.
@@ -708,6 +742,24 @@ pub(crate) enum Flow {
     Skip,
     /// The walk is over.
     End,
+}
+
+/// Bit `a` set for each time `≤ lim` (the tie candidates).
+#[inline(always)]
+fn below<const N: usize>(t: &[f64; N], lim: f64) -> u8 {
+    t.iter().enumerate().fold(0, |c, (a, x)| c | u8::from(*x <= lim) << a)
+}
+
+/// [`GridWalk::advance_slow`] on a copy, returned with the walk (see
+/// [`GridWalk::advance`]).
+#[cold]
+#[inline(never)]
+#[allow(clippy::type_complexity)] // the hot fields, named at the one call
+fn slow_by_value<const N: usize>(
+    mut w: GridWalk<N>,
+) -> (([i32; N], [f64; N], f64, f64, u32, State), u8, f64) {
+    let (axes, t) = w.advance_slow();
+    ((w.cell, w.tn, w.m, w.ks, w.remaining, w.state), axes, t)
 }
 
 /// The smallest of the times.
@@ -835,7 +887,7 @@ pub(crate) fn start_cell(origin: f64, size: f64, o: f64, dh: f64, dl: f64, t0: f
     }
     // sign(origin + k·size − o − t0·d): is plane k after the point?
     let plane_vs_point = |k: i64| {
-        let mut terms = Terms::new();
+        let mut terms: Terms = Terms::new();
         terms.push(origin);
         terms.push_prod(k as f64, size);
         terms.push(-o);
@@ -873,6 +925,7 @@ fn exact_diff<const N: usize>(a: [f32; N], b: [f32; N]) -> ([f64; N], [f64; N]) 
 
 impl GridWalk<3> {
     /// The walk of `ray` over `range` through a 3D grid.
+    #[inline]
     pub fn new(grid: &Grid<3>, ray: &Ray, range: Interval, supercover: bool) -> Self {
         Self::build(
             grid,
@@ -1091,6 +1144,52 @@ mod tests {
         let g2 = Grid::<2>::default();
         let steps: Vec<_> = GridWalk::<2>::segment(&g2, vec2(1.5, 1.5), vec2(0.5, 0.5), true).collect();
         assert_eq!((steps.len(), steps[1].len(), steps[1].face()), (2, 3, Some(Part::PosX)));
+    }
+
+    /// `(t, cell, axes)` of the remaining steps.
+    fn rest<const N: usize>(w: GridWalk<N>) -> Vec<(f32, [i32; N], u8)> {
+        w.map(|s| (s.t, s.cell_array(), s.axes())).collect()
+    }
+
+    #[test]
+    fn skip_to_continues_exactly_like_stepping() {
+        let g = Grid::<3>::new(vec3(0.5, 1.0, 0.25), vec3(0.25, -0.5, 0.0));
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut unit = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 40) as f32 / (1u64 << 24) as f32
+        };
+        for k in 0..300 {
+            let (o, d) = if k % 3 == 0 {
+                // Lattice rays: crossings at multiples of 1/4, many ties, and
+                // skip targets exactly on crossings (which must be kept).
+                let o = vec3((k % 7) as f32 * 0.5, (k % 5) as f32, (k % 3) as f32 * 0.25);
+                (o, [vec3(1.0, 2.0, 1.0), vec3(-2.0, 1.0, 0.5), vec3(0.5, -0.5, -1.0)][k / 3 % 3])
+            } else {
+                let o = vec3(unit(), unit(), unit()) * 20.0 - 10.0;
+                (o, vec3(unit(), unit(), unit()) * 8.0 - 4.0)
+            };
+            let ray = Ray::new(o, d);
+            let walk = GridWalk::<3>::new(&g, &ray, Interval::new(0.0, 6.0), true);
+            let mut plain = walk.clone();
+            plain.next();
+            let steps = rest(plain);
+            if steps.len() < 3 {
+                continue;
+            }
+            let i = steps.len() / 2;
+            let ts = if k % 3 == 0 {
+                f64::from(steps[i].0)
+            } else {
+                (f64::from(steps[i - 1].0) + f64::from(steps[i].0)) / 2.0
+            };
+            let mut skipped = walk;
+            assert!(skipped.begin());
+            skipped.skip_to(ts);
+            assert_eq!(rest(skipped), steps[i..], "{ray:?} ts {ts}");
+        }
     }
 
     #[test]
