@@ -80,8 +80,20 @@ impl Bounds64 {
     pub(crate) fn new(range: crate::Interval) -> Self {
         let (min, max) = (f64::from(range.min), f64::from(range.max));
         // NaN fails both comparisons: lo = +∞ (or hi = −∞), an empty range.
-        let lo = if min >= -F32_MAX { min } else if min < -F32_MAX { -F32_MAX } else { f64::INFINITY };
-        let hi = if max <= F32_MAX { max } else if max > F32_MAX { F32_MAX } else { f64::NEG_INFINITY };
+        let lo = if min >= -F32_MAX {
+            min
+        } else if min < -F32_MAX {
+            -F32_MAX
+        } else {
+            f64::INFINITY
+        };
+        let hi = if max <= F32_MAX {
+            max
+        } else if max > F32_MAX {
+            F32_MAX
+        } else {
+            f64::NEG_INFINITY
+        };
         Self { lo, hi }
     }
 
@@ -89,6 +101,72 @@ impl Bounds64 {
     #[inline(always)]
     pub(crate) fn contains(self, t: f64) -> bool {
         (self.lo <= t) & (t <= self.hi)
+    }
+}
+
+/// True when every component of `o` and `d` is finite: NaN or ±∞ makes
+/// `x − x` NaN, so this is one 4-lane compare and one mask test, without the
+/// per-component bit tests (and branches) of `is_finite`.
+#[inline(always)]
+#[allow(clippy::eq_op)]
+pub(crate) fn all_finite(o: glam::Vec3A, d: glam::Vec3A) -> bool {
+    ((o - o) + (d - d)).cmpeq(glam::Vec3A::ZERO).all()
+}
+
+/// `b`, hidden from the optimiser (an empty `asm` block that claims to
+/// change it).
+///
+/// Used on the one hit-or-miss condition of a `cast`: LLVM splits a branch
+/// on `a & b & c` into a chain of branches, and a random miss fails a
+/// different one of them each time, so the chain costs more than the one
+/// unavoidable misprediction. Through this the conditions are combined in a
+/// register first and tested once.
+#[inline(always)]
+pub(crate) fn opaque(b: bool) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut v = u8::from(b);
+        // SAFETY: the block is empty (a comment naming the register); it
+        // reads and writes nothing else.
+        unsafe {
+            core::arch::asm!("/* {0} */", inout(reg_byte) v, options(pure, nomem, nostack, preserves_flags));
+        }
+        v != 0
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        b
+    }
+}
+
+/// `if c { a } else { b }` without a branch.
+///
+/// LLVM turns a scalar select whose operand is a square root or a division
+/// into a branch around it; with a data-dependent condition (which end of a
+/// chord, which cap) that branch is mispredicted about half the time, far
+/// more costly than the root. A 2-lane SSE2 and/andnot/or is a vector
+/// select, which stays a select.
+#[inline(always)]
+pub(crate) fn select(c: bool, a: f64, b: f64) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{
+            _mm_and_pd, _mm_andnot_pd, _mm_castsi128_pd, _mm_cvtsd_f64, _mm_or_pd, _mm_set1_epi64x,
+            _mm_set1_pd,
+        };
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe {
+            let m = _mm_castsi128_pd(_mm_set1_epi64x(-i64::from(c)));
+            _mm_cvtsd_f64(_mm_or_pd(_mm_and_pd(m, _mm_set1_pd(a)), _mm_andnot_pd(m, _mm_set1_pd(b))))
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        if c {
+            a
+        } else {
+            b
+        }
     }
 }
 

@@ -30,7 +30,8 @@
 //!   keeps its digits; in f64 `t_m ± half` is as accurate as the Vieta form.
 //! * Branch-free: the cylinder and the two end spheres that may be needed
 //!   (picked by the sign of `y` at `s0` and `s1`) are always computed, and the
-//!   ends chosen with selects; `cast` has one data-dependent branch.
+//!   ends chosen with [`select`] (which LLVM cannot turn back into a branch
+//!   around a square root); `cast` has one data-dependent branch.
 //! * A line within the f32 rounding of the inputs of tangent touches
 //!   ([`TOUCH_REL`]): inputs written as tangent are off by that rounding.
 //! * A line parallel to the axis (`A == 0`; no f32 direction makes `A`
@@ -45,7 +46,7 @@
 //!   root, and the same formula on the side and on both caps.
 
 use crate::error::{finite_vec, or_panic, positive};
-use crate::numeric::{Bounds64, F32_MAX, TOUCH_REL};
+use crate::numeric::{all_finite, opaque, select, Bounds64, F32_MAX, TOUCH_REL};
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError, Span};
 use glam::{DVec3, Vec3, Vec3A};
@@ -165,7 +166,7 @@ impl Capsule {
     fn crossing(&self, ray: &Ray) -> Crossing {
         let (oa, da) = (Vec3A::from(ray.origin), Vec3A::from(ray.dir));
         // NaN or ±∞ anywhere makes a lane of `(o − o) + (d − d)` NaN.
-        let valid = ((oa - oa) + (da - da)).cmpeq(Vec3A::ZERO).all() & (ray.dir != Vec3::ZERO);
+        let valid = all_finite(oa, da) & (ray.dir != Vec3::ZERO);
         let (u, len, r) = (self.axis64, self.half_len64, f64::from(self.radius));
         let o = ray.origin.as_dvec3() - self.mid64;
         let d = ray.dir.as_dvec3();
@@ -179,14 +180,15 @@ impl Capsule {
         let tube = if axial { op.length_squared() <= r * r * (1.0 + TOUCH_REL) } else { meets };
         // Axial coordinate at s0 and s1; an axial line goes from the end it
         // moves away from to the other (y = ∓dy stands for y(∓∞)).
-        let y0 = if axial { -dy } else { oy + s0 * dy };
-        let y1 = if axial { dy } else { oy + s1 * dy };
+        let y0 = select(axial, -dy, oy + s0 * dy);
+        let y1 = select(axial, dy, oy + s1 * dy);
         // No side when the line is axial or the capsule is a sphere (len == 0).
         let has_side = !axial & (len > 0.0);
         let side0 = has_side & (y0.abs() <= len);
         let side1 = has_side & (y1.abs() <= len);
-        let (c0, part0) = if y0 > 0.0 { (len, Part::CapB) } else { (-len, Part::CapA) };
-        let (c1, part1) = if y1 > 0.0 { (len, Part::CapB) } else { (-len, Part::CapA) };
+        let (c0, c1) = (select(y0 > 0.0, len, -len), select(y1 > 0.0, len, -len));
+        let part0 = if y0 > 0.0 { Part::CapB } else { Part::CapA };
+        let part1 = if y1 > 0.0 { Part::CapB } else { Part::CapA };
         // End spheres around c·u from the foot seen from the midpoint: moving
         // the centre by c·u moves the foot by −c·(u − (d·u/d·d)·d) and its
         // parameter by c·(d·u)/(d·d) (exact identities; no new cancellation).
@@ -196,14 +198,9 @@ impl Capsule {
         let w = u - dy_dd * d;
         let (e0, _, ok0) = chord(tm + c0 * dy_dd, foot - c0 * w, r, inv_dd);
         let (_, e1, ok1) = chord(tm + c1 * dy_dd, foot - c1 * w, r, inv_dd);
-        let t0 = if side0 { s0 } else { e0 };
-        let t1 = if side1 { s1 } else { e1 };
-        let ok = valid
-            & tube
-            & (side0 | ok0)
-            & (side1 | ok1)
-            & (t0.abs() <= F32_MAX)
-            & (t1.abs() <= F32_MAX);
+        let t0 = select(side0, s0, e0);
+        let t1 = select(side1, s1, e1);
+        let ok = valid & tube & (side0 | ok0) & (side1 | ok1) & (t0.abs() <= F32_MAX) & (t1.abs() <= F32_MAX);
         Crossing {
             t0,
             part0: if side0 { Part::Side } else { part0 },
@@ -227,15 +224,16 @@ impl Capsule {
     }
 }
 
-
 impl RayCast for Capsule {
     #[inline]
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
         let c = self.crossing(ray);
         let bounds = Bounds64::new(range);
         let (in0, in1) = (bounds.contains(c.t0), bounds.contains(c.t1));
-        let (t, part) = if in0 { (c.t0, c.part0) } else { (c.t1, c.part1) };
-        if c.ok & (in0 | in1) {
+        let t = select(in0, c.t0, c.t1);
+        let part = if in0 { c.part0 } else { c.part1 };
+        // One test of the combined condition (see `opaque`).
+        if opaque(c.ok & (in0 | in1)) {
             Some(self.hit_at(ray, c.o, c.d, t, part))
         } else {
             None

@@ -52,8 +52,9 @@
 //! `q/A`, `C/q` with `q = −(B + sign(B)·√disc)` (Press et al., *Numerical
 //! Recipes* §5.6), which also gives the single root `−C/(2B)` of `A = 0`.
 //! The three cases of `A`, the base and the clipping are evaluated together
-//! and chosen with selects, so the kernel has no data-dependent branch; `cast`
-//! has one (hit or miss).
+//! and chosen with [`select`] (which LLVM cannot turn back into a branch
+//! around a division or root), so the kernel has no data-dependent branch;
+//! `cast` has one (hit or miss).
 //!
 //! Normals: the side's gradient `(x, k²·w, z)` is, on the surface
 //! (`√(x² + z²) = k·w`), parallel to `(x̂, k, ẑ)` with `(x̂, ẑ)` the unit radial
@@ -64,7 +65,7 @@
 //! point: one square root and one division per hit.
 
 use crate::error::{or_panic, positive};
-use crate::numeric::{gamma, Bounds64, F32_MAX};
+use crate::numeric::{all_finite, gamma, opaque, select, Bounds64, F32_MAX};
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError, Span};
 use glam::{DVec3, Vec3, Vec3A};
@@ -157,7 +158,7 @@ fn ray_cone(o: Vec3, d: Vec3, k: f64, h: f32) -> Chord {
     const INF: f64 = f64::INFINITY;
     let (oa, da) = (Vec3A::from(o), Vec3A::from(d));
     // NaN or ±∞ anywhere makes a lane of `(o − o) + (d − d)` NaN.
-    let valid = ((oa - oa) + (da - da)).cmpeq(Vec3A::ZERO).all() & (d != Vec3::ZERO);
+    let valid = all_finite(oa, da) & (d != Vec3::ZERO);
     let h = f64::from(h);
     let (o, d) = (o.as_dvec3(), d.as_dvec3());
     let oa = DVec3::new(o.x, o.y - h, o.z);
@@ -165,7 +166,8 @@ fn ray_cone(o: Vec3, d: Vec3, k: f64, h: f32) -> Chord {
     let ts = -oa.dot(d) * inv_dd;
     let q = oa + ts * d;
     let snap2 = (APEX_SNAP * APEX_SNAP) * oa.length_squared();
-    let q = if q.length_squared() <= snap2 { DVec3::ZERO } else { q };
+    let snap = q.length_squared() <= snap2;
+    let q = DVec3::new(select(snap, 0.0, q.x), select(snap, 0.0, q.y), select(snap, 0.0, q.z));
     let k2 = k * k;
     let a = d.x * d.x + d.z * d.z - k2 * (d.y * d.y);
     let b = q.x * d.x + q.z * d.z - k2 * (q.y * d.y);
@@ -183,43 +185,37 @@ fn ray_cone(o: Vec3, d: Vec3, k: f64, h: f32) -> Chord {
     // A > 0: [r0, r1] on one nappe, kept if it is the lower one.
     let ok_pos = (disc >= 0.0) & below_apex(0.5 * (r0 + r1));
     // A < 0: the half-line toward w → +∞ from the root on its side.
-    let r_neg = if down { r1 } else { r0 };
+    let r_neg = select(down, r1, r0);
     // A = 0: the linear root (b ≠ 0) if below the apex; b = c = 0 is a
     // generator through the apex.
     let lin = b != 0.0;
-    let r_lin = if lin { rc } else { 0.0 };
+    let r_lin = select(lin, rc, 0.0);
     let ok_lin = if lin { below_apex(rc) } else { c == 0.0 };
-    let r = if a < 0.0 { r_neg } else { r_lin };
-    let (h0, h1) = if down { (r, INF) } else { (-INF, r) };
+    let r = select(a < 0.0, r_neg, r_lin);
+    let (h0, h1) = (select(down, r, -INF), select(down, INF, r));
     let pos = a > 0.0;
-    let s0 = ts + if pos { r0 } else { h0 };
-    let s1 = ts + if pos { r1 } else { h1 };
+    let s0 = ts + select(pos, r0, h0);
+    let s1 = ts + select(pos, r1, h1);
     let side_ok = if pos { ok_pos } else { (a < 0.0) | ok_lin };
     // Base half-line y >= −h.
     let flat = d.y == 0.0;
     let tb = (-h - o.y) / d.y;
-    let b0 = if flat | down { -INF } else { tb };
-    let b1 = if flat | !down { INF } else { tb };
+    let b0 = select(flat | down, -INF, tb);
+    let b1 = select(flat | !down, INF, tb);
     let base_ok = !flat | (o.y >= -h);
     let base0 = b0 > s0;
     let base1 = b1 < s1;
-    let t0 = if base0 { b0 } else { s0 };
-    let t1 = if base1 { b1 } else { s1 };
+    let t0 = select(base0, b0, s0);
+    let t1 = select(base1, b1, s1);
     // Ends crossing by less than their rounding: a touch at an edge of the rim.
     let crossed = !(t0 <= t1);
     let tol = 2.0 * (snap2 * inv_dd).sqrt();
     let touch = t0 - t1 <= tol;
     let mid = 0.5 * (t0 + t1);
-    let (t0, t1) = if crossed { (mid, mid) } else { (t0, t1) };
-    let ok = valid
-        & side_ok
-        & base_ok
-        & (!crossed | touch)
-        & (t0.abs() <= F32_MAX)
-        & (t1.abs() <= F32_MAX);
+    let (t0, t1) = (select(crossed, mid, t0), select(crossed, mid, t1));
+    let ok = valid & side_ok & base_ok & (!crossed | touch) & (t0.abs() <= F32_MAX) & (t1.abs() <= F32_MAX);
     Chord { t0, t1, base0, base1, ok }
 }
-
 
 impl Cone {
     #[inline(always)]
@@ -228,21 +224,21 @@ impl Cone {
     }
 
     /// The hit at the f64 parameter `t` on the base or the side (see the
-    /// module doc for the normal).
+    /// module doc for the normal). Both normals are computed and one chosen
+    /// with [`select`]: which part a random ray hits is unpredictable.
     #[inline(always)]
     fn hit_at(&self, ray: &Ray, t: f64, base: bool) -> Hit {
         let p = ray.origin.as_dvec3() + t * ray.dir.as_dvec3();
-        let t = t as f32;
-        if base {
-            let p = Vec3::new(p.x as f32, -self.half_height, p.z as f32);
-            return Hit::with_point(ray, t, p, Vec3::NEG_Y, Part::Base);
-        }
         let s = self.side_scale;
         let rho = (p.x * p.x + p.z * p.z).sqrt();
         // At the apex (ρ = 0) the radial part is zero and the normal is +Y.
-        let radial = if rho > 0.0 { s / rho } else { 0.0 };
-        let n = DVec3::new(p.x * radial, if rho > 0.0 { s * self.slope64 } else { 1.0 }, p.z * radial);
-        Hit::with_point(ray, t, p.as_vec3(), n.as_vec3(), Part::Side)
+        let apex = !(rho > 0.0);
+        let radial = select(apex | base, 0.0, s / rho);
+        let ny = select(base, -1.0, select(apex, 1.0, s * self.slope64));
+        let n = Vec3::new((p.x * radial) as f32, ny as f32, (p.z * radial) as f32);
+        let y = select(base, -f64::from(self.half_height), p.y);
+        let point = Vec3::new(p.x as f32, y as f32, p.z as f32);
+        Hit::with_point(ray, t as f32, point, n, if base { Part::Base } else { Part::Side })
     }
 }
 
@@ -252,8 +248,10 @@ impl RayCast for Cone {
         let ch = self.chord(ray);
         let bounds = Bounds64::new(range);
         let (in0, in1) = (bounds.contains(ch.t0), bounds.contains(ch.t1));
-        let (t, base) = if in0 { (ch.t0, ch.base0) } else { (ch.t1, ch.base1) };
-        if ch.ok & (in0 | in1) {
+        let t = select(in0, ch.t0, ch.t1);
+        let base = if in0 { ch.base0 } else { ch.base1 };
+        // One test of the combined condition (see `opaque`).
+        if opaque(ch.ok & (in0 | in1)) {
             Some(self.hit_at(ray, t, base))
         } else {
             None
@@ -301,7 +299,10 @@ impl Solid for Cone {
 impl ConvexSolid for Cone {
     fn span(&self, ray: &Ray) -> Option<Span> {
         let ch = self.chord(ray);
-        ch.ok.then(|| Span { enter: self.hit_at(ray, ch.t0, ch.base0), exit: self.hit_at(ray, ch.t1, ch.base1) })
+        ch.ok.then(|| Span {
+            enter: self.hit_at(ray, ch.t0, ch.base0),
+            exit: self.hit_at(ray, ch.t1, ch.base1),
+        })
     }
 }
 

@@ -29,7 +29,7 @@
 //!   table. The only data-dependent branch left is hit or miss (in `cast`).
 
 use crate::error::{or_panic, positive};
-use crate::numeric::gamma;
+use crate::numeric::{all_finite, gamma, opaque};
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError, Span};
 use glam::{BVec3A, Vec3, Vec3A};
@@ -104,7 +104,7 @@ struct Crossing {
 fn ray_box(o: Vec3, d: Vec3, h: Vec3) -> Crossing {
     let (o, d, h) = (Vec3A::from(o), Vec3A::from(d), Vec3A::from(h));
     // NaN or ±∞ in any lane makes `(o − o) + (d − d)` NaN there.
-    let valid = ((o - o) + (d - d)).cmpeq(Vec3A::ZERO).all() & !d.cmpeq(Vec3A::ZERO).all();
+    let valid = all_finite(o, d) & !d.cmpeq(Vec3A::ZERO).all();
     let t_lo = (-h - o) / d;
     let t_hi = (h - o) / d;
     let positive = d.cmpgt(Vec3A::ZERO);
@@ -119,10 +119,8 @@ fn ray_box(o: Vec3, d: Vec3, h: Vec3) -> Crossing {
     let far = Vec3A::select(free, Vec3A::INFINITY, Vec3A::select(blocked, Vec3A::NEG_INFINITY, far));
     let t0 = near.max_element();
     let t1 = far.min_element();
-    let ok = valid
-        & (t0 <= t1 + t1.abs() * TOUCH_SLACK)
-        & (t0.abs() < f32::INFINITY)
-        & (t1.abs() < f32::INFINITY);
+    let ok =
+        valid & (t0 <= t1 + t1.abs() * TOUCH_SLACK) & (t0.abs() < f32::INFINITY) & (t1.abs() < f32::INFINITY);
     Crossing { t0, t1: t1.max(t0), t1_raw: t1, near, far, ok }
 }
 
@@ -138,12 +136,14 @@ impl Cuboid {
         let (o, d, h) = (Vec3A::from(ray.origin), Vec3A::from(ray.dir), Vec3A::from(self.half_extents));
         // First lane on ties (x, then y, then z); `& 3` keeps the index in range.
         let axis = (lanes.cmpeq(Vec3A::splat(t_raw)).bitmask().trailing_zeros() & 3).min(2) as usize;
-        let d_pos = (d.cmpgt(Vec3A::ZERO).bitmask() >> axis) & 1 != 0;
-        let positive = d_pos != entering;
-        let sign = if positive { 1.0 } else { -1.0 };
+        // Outward on the face the ray points into when entering, out of
+        // when leaving: lane masks, so no branch on the (random) face.
+        let positive = d.cmpgt(Vec3A::ZERO) ^ BVec3A::splat(entering);
+        let sign = Vec3A::select(positive, Vec3A::ONE, Vec3A::NEG_ONE);
         let on_axis = Vec3A::new(0.0, 1.0, 2.0).cmpeq(Vec3A::splat(axis as f32));
-        let n = Vec3A::select(on_axis, Vec3A::splat(sign), Vec3A::ZERO);
+        let n = Vec3A::select(on_axis, sign, Vec3A::ZERO);
         let p = Vec3A::select(on_axis, sign * h, (o + t * d).clamp(-h, h));
+        let positive = (positive.bitmask() >> axis) & 1 != 0;
         Hit::with_point(ray, t, p.into(), n.into(), FACES[axis][usize::from(positive)])
     }
 }
@@ -153,9 +153,13 @@ impl RayCast for Cuboid {
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
         let c = ray_box(ray.origin, ray.dir, self.half_extents);
         let entering = range.contains(c.t0);
-        let (t, t_raw) = if entering { (c.t0, c.t0) } else { (c.t1, c.t1_raw) };
-        let lanes = if entering { c.near } else { c.far };
-        if c.ok & (entering | range.contains(c.t1)) {
+        // Lane selects, not branches: whether a miss "enters" is random.
+        let m = BVec3A::splat(entering);
+        let lanes = Vec3A::select(m, c.near, c.far);
+        let ts = Vec3A::select(m, Vec3A::new(c.t0, c.t0, 0.0), Vec3A::new(c.t1, c.t1_raw, 0.0));
+        let (t, t_raw) = (ts.x, ts.y);
+        // One test of the combined condition (see `opaque`).
+        if opaque(c.ok & (entering | range.contains(c.t1))) {
             Some(self.hit_at(ray, t, lanes, t_raw, entering))
         } else {
             None

@@ -32,14 +32,15 @@
 //! * A ray through the rim has equal entry and exit in exact arithmetic; the
 //!   rounded values are compared with a slack (see [`TOUCH_SLACK`]).
 //! * Branch-free: both intervals, the clipping and the choice of the end are
-//!   computed with selects; `cast` has one data-dependent branch (hit or miss).
+//!   computed with [`select`] (which LLVM cannot turn back into a branch
+//!   around the square root); `cast` has one data-dependent branch (hit or miss).
 //! * The hit point is `o + t·d` in f64 (unrounded `t`), put on the surface:
 //!   the side normal is its radial part divided by `r` (unit to f64 rounding,
 //!   no square root), `y` clamped to the caps; a cap point gets `y = ±h` and is
 //!   pulled into the disk if a rim hit lands a rounding outside it.
 
 use crate::error::{or_panic, positive};
-use crate::numeric::{gamma, Bounds64, F32_MAX, TOUCH_REL};
+use crate::numeric::{all_finite, gamma, opaque, select, Bounds64, F32_MAX, TOUCH_REL};
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError, Span};
 use glam::{Vec3, Vec3A};
@@ -117,7 +118,7 @@ fn ray_cylinder(o: Vec3, d: Vec3, r: f32, h: f32) -> Crossing {
     const INF: f64 = f64::INFINITY;
     let (oa, da) = (Vec3A::from(o), Vec3A::from(d));
     // NaN or ±∞ anywhere makes a lane of `(o − o) + (d − d)` NaN.
-    let valid = ((oa - oa) + (da - da)).cmpeq(Vec3A::ZERO).all() & (d != Vec3::ZERO);
+    let valid = all_finite(oa, da) & (d != Vec3::ZERO);
     let (o, d) = (o.as_dvec3(), d.as_dvec3());
     let (r, h) = (f64::from(r), f64::from(h));
     // Inside the infinite cylinder over [s0, s1].
@@ -130,8 +131,8 @@ fn ray_cylinder(o: Vec3, d: Vec3, r: f32, h: f32) -> Crossing {
     let half = (h2.max(0.0) * inv_a).sqrt();
     let axial = a == 0.0;
     let in_tube = o.x * o.x + o.z * o.z <= r2 * (1.0 + TOUCH_REL);
-    let s0 = if axial { -INF } else { tm - half };
-    let s1 = if axial { INF } else { tm + half };
+    let s0 = select(axial, -INF, tm - half);
+    let s1 = select(axial, INF, tm + half);
     let side_ok = if axial { in_tube } else { h2 >= -TOUCH_REL * r2 };
     // Inside the slab |y| <= h over [c0, c1]; the cap entered first is the
     // bottom one when the ray goes up.
@@ -140,13 +141,13 @@ fn ray_cylinder(o: Vec3, d: Vec3, r: f32, h: f32) -> Crossing {
     let inv_dy = 1.0 / d.y;
     let t_bottom = (-h - o.y) * inv_dy;
     let t_top = (h - o.y) * inv_dy;
-    let c0 = if flat { -INF } else if up { t_bottom } else { t_top };
-    let c1 = if flat { INF } else if up { t_top } else { t_bottom };
+    let c0 = select(flat, -INF, select(up, t_bottom, t_top));
+    let c1 = select(flat, INF, select(up, t_top, t_bottom));
     let slab_ok = !flat | (o.y.abs() <= h);
     let side0 = s0 >= c0;
     let side1 = s1 <= c1;
-    let t0 = if side0 { s0 } else { c0 };
-    let t1 = if side1 { s1 } else { c1 };
+    let t0 = select(side0, s0, c0);
+    let t1 = select(side1, s1, c1);
     let ok = valid
         & side_ok
         & slab_ok
@@ -156,7 +157,6 @@ fn ray_cylinder(o: Vec3, d: Vec3, r: f32, h: f32) -> Crossing {
     Crossing { t0, t1: t1.max(t0), side0, side1, up, ok }
 }
 
-
 impl Cylinder {
     /// The full hit at the f64 root `t` on the side or the cap the ray
     /// crosses (`top`), with the point put back on that part.
@@ -164,19 +164,26 @@ impl Cylinder {
     fn hit_at(&self, ray: &Ray, t: f64, side: bool, top: bool) -> Hit {
         let (r, h) = (f64::from(self.radius), f64::from(self.half_height));
         let p = ray.origin.as_dvec3() + t * ray.dir.as_dvec3();
-        let t = t as f32;
-        if side {
-            let inv_r = 1.0 / r;
-            let n = Vec3::new((p.x * inv_r) as f32, 0.0, (p.z * inv_r) as f32);
-            let point = Vec3::new(p.x as f32, p.y.clamp(-h, h) as f32, p.z as f32);
-            return Hit::with_point(ray, t, point, n, Part::Side);
-        }
+        // Side and cap values both computed and chosen with `select`: which
+        // part a random ray hits is unpredictable. The cap point is pulled
+        // into the disk (a rim hit may land a rounding outside it); on the
+        // side `shrink` is not used.
         let rho2 = p.x * p.x + p.z * p.z;
-        // Pull into the disk: a rim hit may land a rounding outside it (rare).
-        let shrink = if rho2 > r * r { r / rho2.sqrt() } else { 1.0 };
-        let point = Vec3::new((p.x * shrink) as f32, if top { h } else { -h } as f32, (p.z * shrink) as f32);
-        let (n, part) = if top { (Vec3::Y, Part::Top) } else { (Vec3::NEG_Y, Part::Bottom) };
-        Hit::with_point(ray, t, point, n, part)
+        let shrink = select(side | (rho2 <= r * r), 1.0, r / rho2.sqrt());
+        let cap_y = select(top, h, -h);
+        let y = select(side, p.y.clamp(-h, h), cap_y);
+        let point = Vec3::new((p.x * shrink) as f32, y as f32, (p.z * shrink) as f32);
+        let inv_r = 1.0 / r;
+        let (nx, nz) = (select(side, p.x * inv_r, 0.0), select(side, p.z * inv_r, 0.0));
+        let ny = select(side, 0.0, select(top, 1.0, -1.0));
+        let part = if side {
+            Part::Side
+        } else if top {
+            Part::Top
+        } else {
+            Part::Bottom
+        };
+        Hit::with_point(ray, t as f32, point, Vec3::new(nx as f32, ny as f32, nz as f32), part)
     }
 }
 
@@ -186,11 +193,12 @@ impl RayCast for Cylinder {
         let c = ray_cylinder(ray.origin, ray.dir, self.radius, self.half_height);
         let bounds = Bounds64::new(range);
         let (in0, in1) = (bounds.contains(c.t0), bounds.contains(c.t1));
-        let t = if in0 { c.t0 } else { c.t1 };
+        let t = select(in0, c.t0, c.t1);
         let side = if in0 { c.side0 } else { c.side1 };
         // Entering through the bottom when going up; leaving through the top.
         let top = in0 != c.up;
-        if c.ok & (in0 | in1) {
+        // One test of the combined condition (see `opaque`).
+        if opaque(c.ok & (in0 | in1)) {
             Some(self.hit_at(ray, t, side, top))
         } else {
             None

@@ -29,7 +29,7 @@
 //!   on the plane to f64 rounding, so it is not projected.
 
 use crate::error::{finite_vec, or_panic};
-use crate::numeric::{gamma, Bounds64};
+use crate::numeric::{all_finite, gamma, Bounds64};
 use crate::shapes::RayCast;
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError};
 use glam::{DVec3, Vec3, Vec3A};
@@ -109,18 +109,28 @@ const SNAP_MOVE: f64 = 4.0 * ON_PLANE;
 fn ray_plane(o: Vec3, d: Vec3, n: DVec3, p: Vec3, range: Interval) -> Option<(f32, f64)> {
     // NaN or ±∞ anywhere makes a lane of `(o − o) + (d − d)` NaN.
     let (oa, da) = (Vec3A::from(o), Vec3A::from(d));
-    let finite = ((oa - oa) + (da - da)).cmpeq(Vec3A::ZERO).all();
+    let finite = all_finite(oa, da);
     let (w, d64) = (o.as_dvec3() - p.as_dvec3(), d.as_dvec3());
     let nw = n * w;
     let s = nw.element_sum();
     let e = n.dot(d64);
-    // The snap moves the hit by |s|·|d|/|e|; compared squared, no root.
-    let on_plane = s.abs() <= ON_PLANE * nw.abs().element_sum();
-    let small_move = s * s * d64.length_squared() <= (SNAP_MOVE * SNAP_MOVE) * (e * e) * w.length_squared();
-    let s = if on_plane & small_move { 0.0 } else { s };
+    // The snap moves the hit by |s|·|d|/|e|; compared squared, no root. A
+    // branch, not a select: origins within a rounding of the plane are rare,
+    // so it is predicted, and most rays skip the test.
+    let s = if s.abs() <= ON_PLANE * nw.abs().element_sum()
+        && s * s * d64.length_squared() <= (SNAP_MOVE * SNAP_MOVE) * (e * e) * w.length_squared()
+    {
+        0.0
+    } else {
+        s
+    };
     if e == 0.0 {
         // Parallel (or d = 0, which is no ray): in the plane or a miss.
-        return if finite & (s == 0.0) & (d != Vec3::ZERO) { first_in(range).map(|t| (t, f64::from(t))) } else { None };
+        return if finite & (s == 0.0) & (d != Vec3::ZERO) {
+            first_in(range).map(|t| (t, f64::from(t)))
+        } else {
+            None
+        };
     }
     let t = -s / e;
     (finite & Bounds64::new(range).contains(t)).then_some((t as f32, t))

@@ -23,7 +23,7 @@
 //! f32 rounding without a square root — and the point is its rounding.
 
 use crate::error::{or_panic, positive};
-use crate::numeric::{Bounds64, F32_MAX, TOUCH_REL};
+use crate::numeric::{opaque, select, Bounds64, F32_MAX, TOUCH_REL};
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError, Span};
 use glam::{DVec3, Vec3};
@@ -44,6 +44,8 @@ use glam::{DVec3, Vec3};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sphere {
     radius: f32,
+    /// `1/radius` in f64, so that a hit needs no division (see `hit_at`).
+    inv_radius: f64,
 }
 
 impl Sphere {
@@ -52,7 +54,8 @@ impl Sphere {
     /// # Errors
     /// [`ShapeError`] on `radius` unless it is finite and > 0.
     pub fn try_new(radius: f32) -> Result<Self, ShapeError> {
-        Ok(Self { radius: positive("radius", radius)? })
+        let radius = positive("radius", radius)?;
+        Ok(Self { radius, inv_radius: 1.0 / f64::from(radius) })
     }
 
     /// Like [`Sphere::try_new`].
@@ -86,11 +89,12 @@ fn ray_sphere(o: Vec3, d: Vec3, r: f32) -> (DVec3, DVec3, f64, f64, bool) {
 }
 
 impl Sphere {
-    /// The hit at the f64 root `t` (see the module doc for the point and normal).
+    /// The hit at the f64 root `t` (see the module doc for the point and
+    /// normal); no division (`1/r` is stored).
     #[inline(always)]
     fn hit_at(&self, ray: &Ray, o: DVec3, d: DVec3, t: f64) -> Hit {
         let p = o + t * d;
-        let n = (p * (1.0 / f64::from(self.radius))).as_vec3();
+        let n = (p * self.inv_radius).as_vec3();
         Hit::with_point(ray, t as f32, p.as_vec3(), n, Part::Surface)
     }
 }
@@ -102,8 +106,9 @@ impl RayCast for Sphere {
         let bounds = Bounds64::new(range);
         let (in0, in1) = (bounds.contains(t0), bounds.contains(t1));
         // Branch-free choice of the root; the one test below is the hit/miss.
-        let t = if in0 { t0 } else { t1 };
-        if meets & (in0 | in1) {
+        let t = select(in0, t0, t1);
+        // One test of the combined condition (see `opaque`).
+        if opaque(meets & (in0 | in1)) {
             Some(self.hit_at(ray, o, d, t))
         } else {
             None

@@ -10,7 +10,8 @@
 //! transpose maps the outward side of the surface to the outward side.
 //!
 //! Per-query cost: both maps are applied as 4-lane `Vec3A` products (the
-//! columns of the `Affine3A`), `hits` stops after the local query, and when
+//! columns of the `Affine3A`), `hits` stops after the local query, the
+//! local ray is rebuilt lane by lane (see [`Transformed::to_local`]), and when
 //! the linear part is a similarity (rotation times uniform scale, the usual
 //! placement) the inverse transpose is stored divided by its scale, so it is a
 //! rotation and the world normal needs no re-normalisation (its length stays
