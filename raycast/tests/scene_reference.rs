@@ -236,7 +236,7 @@ fn check_many(w: &World, rays: &[Ray], range: Interval, filter: &Filter, what: &
 
 #[test]
 fn scene_equals_brute_force_with_filters() {
-    let mut rng = Rng(0x5eed_5ce2e);
+    let mut rng = Rng(0x5_eed5_ce2e);
     let w = World::new(&mut rng, 90);
     let rays = w.rays(&mut rng, 250);
     let ids: Vec<u32> = w.objects.iter().map(|(_, o)| o.id).collect();
@@ -259,7 +259,7 @@ fn scene_equals_brute_force_with_filters() {
 
 #[test]
 fn scene_equals_brute_force_after_edits() {
-    let mut rng = Rng(0xed17_5ce2e);
+    let mut rng = Rng(0xe_d175_ce2e);
     let mut w = World::new(&mut rng, 80);
     let rays = w.rays(&mut rng, 200);
     let f = Filter::default();
@@ -370,7 +370,7 @@ fn touching_rays_and_duplicates() {
 
 #[test]
 fn batches_equal_single_rays_in_order() {
-    let mut rng = Rng(0xba7c_4e5);
+    let mut rng = Rng(0x0ba7_c4e5);
     let w = World::new(&mut rng, 120);
     let rays = w.rays(&mut rng, 1500);
     let odd = |id: u32| if id % 2 == 1 { Verdict::Accept } else { Verdict::Ignore };
