@@ -141,7 +141,9 @@ mod tests {
                 _ => "other",
             })
             .collect();
-        for k in ["sphere", "cuboid", "cylinder", "cone", "capsule", "triangle", "plane", "torus", "voxels", "mesh"] {
+        for k in [
+            "sphere", "cuboid", "cylinder", "cone", "capsule", "triangle", "plane", "torus", "voxels", "mesh",
+        ] {
             assert!(kinds.contains(k), "{k} missing");
         }
     }

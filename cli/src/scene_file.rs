@@ -40,7 +40,7 @@
 //! > 0, got -1`.
 
 use crate::query::build::{self, v3};
-use crate::query::wire::{WireShape, WireTransform};
+use crate::query::wire::{self, WireShape, WireTransform};
 use crate::render::{self, Camera, Image, Light, Lighting, Occlusion, World};
 use raycast::{Filter, Interval, Ray, Scene, SceneObject as Placed, Shape, Transformed, Vec3};
 use serde::Deserialize;
@@ -167,17 +167,7 @@ pub fn load(path: &Path) -> Result<LoadedScene, String> {
 
 /// Parses scene JSON; relative paths are taken from `base`.
 pub fn parse(text: &str, base: &Path) -> Result<LoadedScene, String> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let file: SceneFile = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        if path == "." {
-            e.inner().to_string()
-        } else {
-            format!("{path}: {}", e.inner())
-        }
-    })?;
-    de.end().map_err(|e| e.to_string())?;
-    build_scene(file, base)
+    build_scene(wire::from_json(text)?, base)
 }
 
 fn finite(v: [f32; 3], field: &str) -> Result<Vec3, String> {
@@ -212,7 +202,9 @@ fn build_scene(f: SceneFile, base: &Path) -> Result<LoadedScene, String> {
         return Err(format!("ambient must be finite and >= 0, got {ambient}"));
     }
     let lights = match f.lights {
-        None => vec![Light { toward: Vec3::new(-0.45, 0.8, 0.55), colour: Vec3::splat(1.0 - ambient.min(1.0)) }],
+        None => {
+            vec![Light { toward: Vec3::new(-0.45, 0.8, 0.55), colour: Vec3::splat(1.0 - ambient.min(1.0)) }]
+        }
         Some(ls) => ls
             .into_iter()
             .enumerate()
@@ -287,7 +279,8 @@ fn object(o: FileObject, i: usize, base: &Path) -> Result<RenderObject, String> 
         None => raycast::Affine3A::IDENTITY,
         Some(t) => build::transform(t, &format!("{prefix}transform"))?,
     };
-    let shape = Transformed::try_new(shape, m).map_err(|e| e.within(&format!("{prefix}transform")).to_string())?;
+    let shape =
+        Transformed::try_new(shape, m).map_err(|e| e.within(&format!("{prefix}transform")).to_string())?;
     let colour = finite(o.colour.unwrap_or([0.8, 0.8, 0.8]), &format!("{prefix}colour"))?;
     Ok(RenderObject { shape, colour, id: o.id.unwrap_or(i as u32), mask: o.mask.unwrap_or(u32::MAX) })
 }
@@ -322,18 +315,27 @@ mod tests {
         assert!(e.contains("camera") && e.contains("zoom"), "{e}");
         let e = err(r#"{"camera": {"eye": [0, 2, 5], "target": [0, 2, 5]}, "objects": []}"#);
         assert!(e.contains("camera.target"), "{e}");
-        let e = err(r#"{"camera": {"eye": [0, 2, 5], "target": [0, 0, 0]}, "objects": [{"shape": {"type": "blob"}}]}"#);
+        let e = err(
+            r#"{"camera": {"eye": [0, 2, 5], "target": [0, 0, 0]}, "objects": [{"shape": {"type": "blob"}}]}"#,
+        );
         assert!(e.contains("objects[0]"), "{e}");
-        let e = err(r#"{"camera": {"eye": [0, 2, 5], "target": [0, 0, 0]}, "objects": [], "lights": [{"toward": [0, 0, 0]}]}"#);
+        let e = err(
+            r#"{"camera": {"eye": [0, 2, 5], "target": [0, 0, 0]}, "objects": [], "lights": [{"toward": [0, 0, 0]}]}"#,
+        );
         assert!(e.contains("lights[0].toward"), "{e}");
-        let e = err(r#"{"camera": {"eye": [0, 2, 5], "target": [0, 0, 0]}, "objects": [{"shape": {"type": "mesh", "path": "no-such.obj"}}]}"#);
+        let e = err(
+            r#"{"camera": {"eye": [0, 2, 5], "target": [0, 0, 0]}, "objects": [{"shape": {"type": "mesh", "path": "no-such.obj"}}]}"#,
+        );
         assert!(e.contains("objects[0].shape") && e.contains("no-such.obj"), "{e}");
         assert!(err("{").contains("EOF"), "{}", err("{"));
     }
 
     #[test]
     fn paths_are_taken_from_the_scene_folder() {
-        assert_eq!(rebase("m.obj".into(), Path::new("scenes")), Path::new("scenes").join("m.obj").to_string_lossy());
+        assert_eq!(
+            rebase("m.obj".into(), Path::new("scenes")),
+            Path::new("scenes").join("m.obj").to_string_lossy()
+        );
         assert_eq!(rebase("/abs/m.obj".into(), Path::new("scenes")), "/abs/m.obj");
     }
 }

@@ -80,7 +80,16 @@ fn size_flags_override_the_scene() {
     let out = tmp("size.png");
     std::fs::write(&scene, SCENE).unwrap();
     let run = Command::new(env!("CARGO_BIN_EXE_raycast"))
-        .args(["render", scene.to_str().unwrap(), "-o", out.to_str().unwrap(), "--width", "40", "--height", "30"])
+        .args([
+            "render",
+            scene.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--width",
+            "40",
+            "--height",
+            "30",
+        ])
         .output()
         .unwrap();
     assert!(run.status.success());
@@ -115,7 +124,8 @@ fn masks_hide_objects_from_the_camera_and_from_shadows() {
 fn malformed_scene_fails_with_file_and_json_path() {
     let scene = tmp("bad.json");
     let out = tmp("bad.png");
-    std::fs::write(&scene, SCENE.replace(r#""half_extents": [1, 1, 1]"#, r#""half_extents": [1, -1, 1]"#)).unwrap();
+    std::fs::write(&scene, SCENE.replace(r#""half_extents": [1, 1, 1]"#, r#""half_extents": [1, -1, 1]"#))
+        .unwrap();
     let run = Command::new(env!("CARGO_BIN_EXE_raycast"))
         .args(["render", scene.to_str().unwrap(), "-o", out.to_str().unwrap()])
         .output()
@@ -125,7 +135,8 @@ fn malformed_scene_fails_with_file_and_json_path() {
     assert!(err.contains("bad.json") && err.contains("objects[1].shape.half_extents"), "{err}");
     assert!(!out.exists());
 
-    let missing = Command::new(env!("CARGO_BIN_EXE_raycast")).args(["render", "no-such-scene.json"]).output().unwrap();
+    let missing =
+        Command::new(env!("CARGO_BIN_EXE_raycast")).args(["render", "no-such-scene.json"]).output().unwrap();
     assert!(!missing.status.success());
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no-such-scene.json"));
 }

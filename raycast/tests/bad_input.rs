@@ -34,13 +34,25 @@ fn invalid_parameters_are_refused_with_field_and_value() {
     refused(Triangle::try_new(Vec3::ZERO, Vec3::X, Vec3::INFINITY), "c", "inf");
     refused(Plane::try_new(Vec3::ZERO, Vec3::ZERO), "normal", "0");
     refused(Plane::try_new(Vec3::Y, vec3(0.0, f32::NAN, 0.0)), "point", "NaN");
-    refused(TriMesh::try_new(vec![Vec3::ZERO, Vec3::X, Vec3::Y], vec![[0, 1, 2], [0, 1, 3]]), "triangles[1]", "3");
+    refused(
+        TriMesh::try_new(vec![Vec3::ZERO, Vec3::X, Vec3::Y], vec![[0, 1, 2], [0, 1, 3]]),
+        "triangles[1]",
+        "3",
+    );
     refused(TriMesh::try_new(vec![Vec3::ZERO, Vec3::NAN, Vec3::Y], vec![[0, 1, 2]]), "vertices[1]", "NaN");
     refused(affine_from_trs(Vec3::ZERO, Quat::IDENTITY, vec3(1.0, 0.0, 1.0)), "scale", "0");
     refused(affine_from_trs(Vec3::ZERO, Quat::from_xyzw(0.0, 0.0, 0.0, 0.0), Vec3::ONE), "rotation", "0");
     refused(affine_from_trs(Vec3::NAN, Quat::IDENTITY, Vec3::ONE), "translation", "NaN");
-    refused(Transformed::try_new(Sphere::new(1.0), Affine3A::from_scale(vec3(1.0, 0.0, 1.0))), "transform", "0");
-    refused(VoxelVolume::try_new(vec3(1.0, -1.0, 1.0), Vec3::ZERO, IVec3::ZERO, glam::UVec3::ONE), "cell_size", "-1");
+    refused(
+        Transformed::try_new(Sphere::new(1.0), Affine3A::from_scale(vec3(1.0, 0.0, 1.0))),
+        "transform",
+        "0",
+    );
+    refused(
+        VoxelVolume::try_new(vec3(1.0, -1.0, 1.0), Vec3::ZERO, IVec3::ZERO, glam::UVec3::ONE),
+        "cell_size",
+        "-1",
+    );
     refused(ChunkedVoxels::try_new(Vec3::ONE, Vec3::NAN), "origin", "NaN");
 }
 
@@ -69,7 +81,9 @@ fn every_shape() -> Vec<Shape> {
         Torus::new(1.0, 0.3).into(),
         mesh.into(),
         VoxelVolume::from_cells(Vec3::ONE, Vec3::ZERO, [IVec3::ZERO, IVec3::ONE]).unwrap().into(),
-        ChunkedVoxels::from_cells(Vec3::ONE, Vec3::ZERO, [IVec3::ZERO, IVec3::new(100, 0, 0)]).unwrap().into(),
+        ChunkedVoxels::from_cells(Vec3::ONE, Vec3::ZERO, [IVec3::ZERO, IVec3::new(100, 0, 0)])
+            .unwrap()
+            .into(),
     ]
 }
 
@@ -84,7 +98,8 @@ fn degenerate_rays_miss_on_every_shape() {
         Ray::new(vec3(0.1, -inf, -5.0), vec3(0.0, 0.0, 1.0)),
     ];
     let ranges = [Interval::FORWARD, Interval::ALL, Interval::new(nan, 1.0), Interval::new(3.0, 1.0)];
-    let skew = affine_from_trs(vec3(0.5, -0.2, 0.1), Quat::from_rotation_y(0.7), vec3(2.0, 0.5, 1.0)).unwrap();
+    let skew =
+        affine_from_trs(vec3(0.5, -0.2, 0.1), Quat::from_rotation_y(0.7), vec3(2.0, 0.5, 1.0)).unwrap();
     let mut objects = Vec::new();
     for (i, shape) in every_shape().into_iter().enumerate() {
         let placed = Transformed::new(shape.clone(), skew);
@@ -117,13 +132,17 @@ fn degenerate_rays_miss_on_every_shape() {
 fn hits_never_carry_nan_on_extreme_but_valid_rays() {
     // Huge, tiny and subnormal components: answers may be hits or misses,
     // but every number in a hit is finite.
-    let dirs = [vec3(1e-30, 1e-38, 1.0), vec3(1e30, -1e30, 1e-30), vec3(1e-45, 0.0, -1.0), vec3(3e38, 0.0, 3e38)];
+    let dirs =
+        [vec3(1e-30, 1e-38, 1.0), vec3(1e30, -1e30, 1e-30), vec3(1e-45, 0.0, -1.0), vec3(3e38, 0.0, 3e38)];
     let origins = [vec3(0.1, 0.2, -5.0), vec3(1e30, 0.0, 0.0), vec3(-3e38, 3e38, 0.5), Vec3::ZERO];
     for shape in every_shape() {
         for o in origins {
             for d in dirs {
                 for h in shape.cast_all(&Ray::new(o, d), Interval::ALL) {
-                    assert!(h.t.is_finite() && h.point.is_finite() && h.normal.is_finite(), "{shape:?} {o} {d} {h:?}");
+                    assert!(
+                        h.t.is_finite() && h.point.is_finite() && h.normal.is_finite(),
+                        "{shape:?} {o} {d} {h:?}"
+                    );
                 }
                 if let Some(h) = shape.cast(&Ray::new(o, d), Interval::FORWARD) {
                     assert!(h.t.is_finite() && h.normal.is_finite(), "{shape:?} {o} {d} {h:?}");

@@ -58,17 +58,7 @@ pub fn answer_line(line: &str, line_no: usize) -> Value {
 }
 
 fn parse(line: &str) -> Result<Query, String> {
-    let mut de = serde_json::Deserializer::from_str(line);
-    let q: Query = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        if path == "." {
-            e.inner().to_string()
-        } else {
-            format!("{path}: {}", e.inner())
-        }
-    })?;
-    de.end().map_err(|e| e.to_string())?;
-    Ok(q)
+    wire::from_json(line)
 }
 
 fn range(q: &Query) -> Interval {

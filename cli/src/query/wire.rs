@@ -3,8 +3,26 @@
 //! Every struct refuses unknown fields and (through serde's derive) duplicate
 //! keys, so a typo is an error instead of being silently ignored.
 
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
+
+/// Reads one JSON document into `T`; an error names the JSON path of the
+/// problem (`objects[2].shape.radius: ...`), and trailing characters after
+/// the document are an error too.
+pub fn from_json<T: DeserializeOwned>(text: &str) -> Result<T, String> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        if path == "." {
+            e.inner().to_string()
+        } else {
+            format!("{path}: {}", e.inner())
+        }
+    })?;
+    de.end().map_err(|e| e.to_string())?;
+    Ok(value)
+}
 
 /// One input line.
 #[derive(Deserialize, Debug)]
