@@ -45,6 +45,13 @@
 //! Pushed inner nodes are prefetched (and pushed leaves announced to the
 //! caller, who may prefetch their data), so the cache misses overlap with the
 //! work on the nearer child.
+//!
+//! # Leaf tags
+//! Inside the crate, a leaf also carries a tag (high bits of its count word,
+//! set by `Bvh::tag_leaves`, reported by `Bvh::traverse_tagged`). A mesh
+//! tags each leaf with the index of its own padded triangle block, so a leaf
+//! is read as one block even though leaves are packed back to back in
+//! [`Bvh::items`]. Tags are invisible to the public API and kept by `refit`.
 
 mod build;
 mod simd;
@@ -102,6 +109,26 @@ impl Default for BuildOptions {
 /// Marks an unused child slot.
 const NONE: u32 = u32::MAX;
 
+/// Bits of a leaf's `Node::count` holding its item count (at most 16); the
+/// bits above hold the leaf's tag, a number the owner of the tree attaches to
+/// each leaf ([`Bvh::tag_leaves`]; a mesh stores there the index of the
+/// leaf's triangle block, so its leaves need not be contiguous in `items`
+/// order to be read in one block). Sharing the word keeps the node at 128
+/// bytes.
+const COUNT_BITS: u32 = 5;
+const COUNT_MASK: u32 = (1 << COUNT_BITS) - 1;
+/// The largest leaf tag.
+pub(crate) const MAX_TAG: u32 = u32::MAX >> COUNT_BITS;
+
+/// A leaf reached by the traversal, as the crate's own users see it: its run
+/// `first .. first + count` of [`Bvh::items`] and its tag.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LeafRef {
+    pub(crate) first: usize,
+    pub(crate) count: usize,
+    pub(crate) tag: u32,
+}
+
 /// Stack depth: the tree is at most `MAX_DEPTH + 33` levels deep (median
 /// splits past `MAX_DEPTH` halve the items; +1 for the empty-box subtree) and
 /// each level pushes at most 3 entries.
@@ -115,7 +142,8 @@ pub(crate) struct Node {
     bounds: [[f32; 4]; 6],
     /// Inner child: node index. Leaf: first position in `items`. Unused: `NONE`.
     child: [u32; 4],
-    /// Leaf: number of items (> 0). Inner or unused: 0.
+    /// Leaf: number of items (> 0) in the low [`COUNT_BITS`], and above them
+    /// the leaf's tag (see [`Bvh::tag_leaves`]). Inner or unused: 0.
     count: [u32; 4],
 }
 
@@ -205,12 +233,24 @@ impl RayBoxes {
     }
 }
 
-/// A traversal stack entry: a child reference and its entry `t`.
+/// A traversal stack entry: a child reference (`count` as in `Node::count`,
+/// tag included) and its entry `t`.
 #[derive(Clone, Copy)]
 struct Entry {
     child: u32,
     count: u32,
     t: f32,
+}
+
+impl Entry {
+    #[inline(always)]
+    fn leaf(self) -> LeafRef {
+        LeafRef {
+            first: self.child as usize,
+            count: (self.count & COUNT_MASK) as usize,
+            tag: self.count >> COUNT_BITS,
+        }
+    }
 }
 
 /// A bounding volume hierarchy over axis-aligned boxes with ids `0..n`.
@@ -336,7 +376,7 @@ impl Bvh {
             let (head, tail) = self.nodes.split_at_mut(i + 1);
             let node = &mut head[i];
             for s in 0..4 {
-                let (child, count) = (node.child[s], node.count[s] as usize);
+                let (child, count) = (node.child[s], (node.count[s] & COUNT_MASK) as usize);
                 let b = if count > 0 {
                     let first = child as usize;
                     self.items[first..first + count]
@@ -370,9 +410,9 @@ impl Bvh {
             ray,
             range,
             |_| {},
-            |ids, mut r| {
+            |l, mut r| {
                 let mut out = Leaf::Miss;
-                for &id in &self.items[ids] {
+                for &id in &self.items[l.first..l.first + l.count] {
                     match leaf(id, r) {
                         Leaf::Miss => {}
                         Leaf::Hit(t) => {
@@ -416,26 +456,73 @@ impl Bvh {
         prefetch: P,
         leaf: F,
     ) {
+        let mut leaf = leaf;
+        self.traverse_tagged(
+            ray,
+            range,
+            order,
+            |l| prefetch(l.first),
+            |l, r| leaf(l.first..l.first + l.count, r),
+        );
+    }
+
+    /// Like [`Bvh::traverse_leaves_prefetch`], with each leaf given as a
+    /// [`LeafRef`] (its tag included).
+    #[inline(always)]
+    pub(crate) fn traverse_tagged<P: Fn(LeafRef), F: FnMut(LeafRef, Interval) -> Leaf>(
+        &self,
+        ray: &Ray,
+        range: Interval,
+        order: Order,
+        prefetch: P,
+        leaf: F,
+    ) {
         match order {
             Order::NearFirst => self.walk::<true, _, _>(ray, range, prefetch, leaf),
             Order::Any => self.walk::<false, _, _>(ray, range, prefetch, leaf),
         }
     }
 
+    /// Gives every leaf a tag: `tag(ids)` is called once per leaf, in
+    /// [`Bvh::items`] order, with the leaf's items, and its answer (at most
+    /// [`MAX_TAG`]) is what [`Bvh::traverse_tagged`] reports for the leaf.
+    /// A build leaves every tag at 0.
+    ///
+    /// # Panics
+    /// If a tag exceeds [`MAX_TAG`].
+    pub(crate) fn tag_leaves(&mut self, mut tag: impl FnMut(&[u32]) -> u32) {
+        let mut leaves: Vec<(u32, usize, usize)> = Vec::new();
+        for (i, node) in self.nodes.iter().enumerate() {
+            for s in 0..4 {
+                if node.count[s] & COUNT_MASK != 0 {
+                    leaves.push((node.child[s], i, s));
+                }
+            }
+        }
+        leaves.sort_unstable();
+        for (first, i, s) in leaves {
+            let c = &mut self.nodes[i].count[s];
+            let count = *c & COUNT_MASK;
+            let t = tag(&self.items[first as usize..(first + count) as usize]);
+            assert!(t <= MAX_TAG, "Bvh::tag_leaves: tag {t} above {MAX_TAG}");
+            *c = count | t << COUNT_BITS;
+        }
+    }
+
     /// Asks for the node (or, through `leaf`, the leaf data) of a pushed
     /// entry to be brought into the cache.
     #[inline(always)]
-    fn prefetch(&self, e: Entry, leaf: &impl Fn(usize)) {
+    fn prefetch(&self, e: Entry, leaf: &impl Fn(LeafRef)) {
         if e.count == 0 {
             simd::prefetch(self.nodes.as_ptr().wrapping_add(e.child as usize));
         } else {
-            leaf(e.child as usize);
+            leaf(e.leaf());
         }
     }
 
     /// The traversal loop (see the module doc).
     #[inline(always)]
-    fn walk<const ORDERED: bool, P: Fn(usize), F: FnMut(Range<usize>, Interval) -> Leaf>(
+    fn walk<const ORDERED: bool, P: Fn(LeafRef), F: FnMut(LeafRef, Interval) -> Leaf>(
         &self,
         ray: &Ray,
         range: Interval,
@@ -506,8 +593,7 @@ impl Bvh {
                     continue;
                 }
             } else {
-                let first = cur.child as usize;
-                match leaf(first..first + cur.count as usize, range) {
+                match leaf(cur.leaf(), range) {
                     Leaf::Miss => {}
                     Leaf::Hit(t) => {
                         if t < range.max {
@@ -563,7 +649,7 @@ impl Bvh {
             let node = &self.nodes[i];
             for s in 0..4 {
                 let b = node.slot_box(s);
-                let (child, count) = (node.child[s], node.count[s] as usize);
+                let (child, count) = (node.child[s], (node.count[s] & COUNT_MASK) as usize);
                 if count > 0 {
                     let first = child as usize;
                     if first + count > n {
@@ -871,6 +957,45 @@ mod tests {
         bvh.items.swap(0, 1);
         bvh.items[0] = bvh.items[1];
         assert!(bvh.validate(&boxes).is_err());
+    }
+
+    /// Tags reach the tagged traversal, leave the public one unchanged and
+    /// survive a refit.
+    #[test]
+    fn leaf_tags() {
+        let mut rng = Rng(9);
+        let boxes = random_boxes(&mut rng, 900);
+        let mut bvh = Bvh::build_with(&boxes, &BuildOptions { max_leaf: 16, traversal_cost: 8.0 });
+        let mut tagged: Vec<Vec<u32>> = Vec::new();
+        bvh.tag_leaves(|ids| {
+            tagged.push(ids.to_vec());
+            MAX_TAG - (tagged.len() as u32 - 1)
+        });
+        assert_eq!(tagged.concat(), bvh.items());
+        bvh.refit(&boxes);
+        bvh.validate(&boxes).unwrap();
+        for _ in 0..300 {
+            let ray = random_ray(&mut rng);
+            let mut plain = Vec::new();
+            bvh.traverse_leaves(&ray, Interval::ALL, Order::Any, |r, _| {
+                plain.push(bvh.items()[r].to_vec());
+                Leaf::Miss
+            });
+            let mut by_tag = Vec::new();
+            bvh.traverse_tagged(
+                &ray,
+                Interval::ALL,
+                Order::Any,
+                |_| {},
+                |l, _| {
+                    let leaf = &tagged[(MAX_TAG - l.tag) as usize];
+                    assert_eq!(leaf[..], bvh.items()[l.first..l.first + l.count]);
+                    by_tag.push(leaf.clone());
+                    Leaf::Miss
+                },
+            );
+            assert_eq!(plain, by_tag);
+        }
     }
 
     #[test]

@@ -12,13 +12,15 @@
 //!   [`crate::bvh`]), so no box around such a triangle is ever culled. That is
 //!   what makes a closed mesh watertight.
 //! * **Layout.** The BVH is built over one box per triangle with leaves of up
-//!   to `BVH_OPTIONS.max_leaf` triangles. The three corners of every triangle
-//!   are copied in the BVH's leaf order, in blocks of four stored as structure
-//!   of arrays (36 bytes per triangle), so a leaf is one contiguous read with
-//!   no index indirection, and a SIMD pre-test (`block.rs`) runs the kernel's
-//!   sign test on four triangles at once; only the triangles it keeps go
-//!   through the scalar kernel. The original triangle index of leaf position
-//!   `p` is `bvh.items()[p]`. Degenerate triangles (zero cross product,
+//!   to `BVH_OPTIONS.max_leaf` = 4 triangles. The three corners of the
+//!   triangles of each leaf are copied into one block of four lanes stored as
+//!   structure of arrays (144 bytes, unused lanes padding), blocks in the
+//!   BVH's leaf order; the leaf's tag in the tree is its block's index. So a
+//!   leaf is one contiguous read with no index indirection and one SIMD
+//!   pre-test (`block.rs`), which runs the kernel's sign test on its triangles
+//!   at once; only the triangles it keeps go through the scalar kernel. The
+//!   original triangle index of lane `l` of block `b` is `ids[4·b + l]`, read
+//!   only for a hit. Degenerate triangles (zero cross product,
 //!   decided exactly) get an empty box and are never visited; the kernel
 //!   would reject them anyway.
 //! * **Ties.** When several triangles are hit at exactly the same `t` (a ray
@@ -34,13 +36,12 @@ mod load;
 #[cfg(feature = "load")]
 pub use load::{load, load_obj, load_ply, load_stl, LoadError, LoadErrorKind};
 
-use crate::bvh::{BuildOptions, Bvh, Leaf, Order};
+use crate::bvh::{BuildOptions, Bvh, Leaf, LeafRef, Order, MAX_TAG};
 use crate::error::{finite_vec, or_panic};
 use crate::shapes::{RayCast, ShearedRay, TriangleHit};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError};
 use block::{Block, Filter};
 use glam::{DVec3, Vec2, Vec3};
-use std::ops::Range;
 
 /// The BVH parameters of every mesh: leaves of up to 4 triangles (one SIMD
 /// pre-test block), and a node visit priced at 3 triangle tests. A leaf of 4
@@ -79,8 +80,12 @@ pub struct TriMesh {
     vertices: Vec<Vec3>,
     triangles: Vec<[u32; 3]>,
     bvh: Bvh,
-    /// Corners of every triangle in the BVH's leaf order, four per block.
+    /// Corners of the triangles, one block per BVH leaf (the leaf's tag is
+    /// its block's index), in leaf order.
     blocks: Vec<Block>,
+    /// Triangle index of each block lane (`4 · block + lane`); unused lanes
+    /// hold `u32::MAX`.
+    ids: Vec<u32>,
     cull_back_faces: bool,
 }
 
@@ -106,6 +111,12 @@ impl TriMesh {
                 ));
             }
         }
+        if triangles.len() > MAX_TAG as usize {
+            return Err(ShapeError::new(
+                "triangles",
+                format!("{} triangles, more than the {MAX_TAG} a mesh holds", triangles.len()),
+            ));
+        }
         let corners = |t: &[u32; 3]| t.map(|i| vertices[i as usize]);
         let boxes: Vec<Aabb> = triangles
             .iter()
@@ -118,11 +129,26 @@ impl TriMesh {
                 }
             })
             .collect();
-        let bvh = Bvh::build_with(&boxes, &BVH_OPTIONS);
-        let leaf_tris: Vec<[Vec3; 3]> =
-            bvh.items().iter().map(|&k| corners(&triangles[k as usize])).collect();
-        let blocks = leaf_tris.chunks(4).map(Block::pack).collect();
-        Ok(Self { vertices, triangles, bvh, blocks, cull_back_faces: false })
+        let mut bvh = Bvh::build_with(&boxes, &BVH_OPTIONS);
+        // One block per leaf (at most `max_leaf` = 4 triangles), padded: a
+        // leaf is one pre-test and one contiguous 144-byte read, where packing
+        // the leaves back to back made 59 % of the bunny's leaves straddle two
+        // blocks. Costs 22 % more block memory on the bunny.
+        let mut blocks = Vec::with_capacity(triangles.len() / 2);
+        let mut ids = Vec::with_capacity(triangles.len() * 2);
+        bvh.tag_leaves(|run| {
+            let mut tris = [[Vec3::ZERO; 3]; 4];
+            for (t, &k) in tris.iter_mut().zip(run) {
+                *t = corners(&triangles[k as usize]);
+            }
+            blocks.push(Block::pack(&tris[..run.len()]));
+            ids.extend_from_slice(run);
+            ids.resize(4 * blocks.len(), u32::MAX);
+            (blocks.len() - 1) as u32
+        });
+        blocks.shrink_to_fit();
+        ids.shrink_to_fit();
+        Ok(Self { vertices, triangles, bvh, blocks, ids, cull_back_faces: false })
     }
 
     /// Like [`TriMesh::try_new`].
@@ -177,55 +203,52 @@ impl TriMesh {
             + self.vertices.capacity() * std::mem::size_of::<Vec3>()
             + self.triangles.capacity() * std::mem::size_of::<[u32; 3]>()
             + self.blocks.capacity() * std::mem::size_of::<Block>()
+            + self.ids.capacity() * std::mem::size_of::<u32>()
             + self.bvh.memory_bytes()
     }
 
-    /// Calls `f(position, corners)` for every leaf position in `leaf` whose
-    /// triangle passes the SIMD pre-test (see `block.rs`), until `f` returns
-    /// true; returns whether it did.
+    /// Calls `f(slot, corners)` for every triangle of `leaf` that passes the
+    /// SIMD pre-test (see `block.rs`), `slot` being `4 · block + lane` (its
+    /// index in `ids`), until `f` returns true; returns whether it did.
     #[inline(always)]
     fn candidates(
         &self,
         filter: &Filter,
-        leaf: Range<usize>,
+        leaf: LeafRef,
         mut f: impl FnMut(usize, [Vec3; 3]) -> bool,
     ) -> bool {
-        let mut p = leaf.start;
-        while p < leaf.end {
-            let base = p & !3;
-            let block = &self.blocks[base / 4];
-            let lanes = ((1u32 << (leaf.end - base).min(4)) - 1) & !((1u32 << (p - base)) - 1);
-            let mut m = filter.test(block, lanes) & lanes;
-            while m != 0 {
-                let lane = m.trailing_zeros() as usize;
-                m &= m - 1;
-                if f(base + lane, block.corners(lane)) {
-                    return true;
-                }
+        let b = leaf.tag as usize;
+        let block = &self.blocks[b];
+        let lanes = (1u32 << leaf.count) - 1;
+        let mut m = filter.test(block, lanes) & lanes;
+        while m != 0 {
+            let lane = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if f(4 * b + lane, block.corners(lane)) {
+                return true;
             }
-            p = base + 4;
         }
         false
     }
 
-    /// Prefetches the block holding leaf position `first`.
+    /// Prefetches the block of `leaf`.
     #[inline(always)]
-    fn prefetch(&self, first: usize) {
-        block::prefetch(self.blocks.as_ptr().wrapping_add(first / 4));
+    fn prefetch(&self, leaf: LeafRef) {
+        block::prefetch(self.blocks.as_ptr().wrapping_add(leaf.tag as usize));
     }
 
-    /// The nearest hit as (leaf position, kernel answer); ties in `t` go to
+    /// The nearest hit as (block slot, kernel answer); ties in `t` go to
     /// the lowest triangle index.
     #[inline]
     fn closest(&self, ray: &Ray, range: Interval) -> Option<(usize, TriangleHit)> {
-        let items = self.bvh.items();
+        let items = &self.ids;
         let mut best: Option<(usize, TriangleHit)> = None;
         // The kernel's per-ray constants are made at the first leaf: most
         // rays that miss the mesh never reach one.
         let mut prep: Option<(ShearedRay, Filter)> = None;
         let cull = self.cull_back_faces;
-        let prefetch = |first| self.prefetch(first);
-        self.bvh.traverse_leaves_prefetch(ray, range, Order::NearFirst, prefetch, |leaf, mut r| {
+        let prefetch = |leaf| self.prefetch(leaf);
+        self.bvh.traverse_tagged(ray, range, Order::NearFirst, prefetch, |leaf, mut r| {
             let (sr, filter) = match prep {
                 Some(p) => p,
                 None => match ShearedRay::new(ray) {
@@ -257,17 +280,23 @@ impl TriMesh {
     fn all(&self, ray: &Ray, range: Interval) -> Vec<(u32, TriangleHit)> {
         let Some(sr) = ShearedRay::new(ray) else { return Vec::new() };
         let filter = Filter::new(ray, self.cull_back_faces);
-        let items = self.bvh.items();
+        let items = &self.ids;
         let mut out = Vec::new();
-        self.bvh.traverse_leaves(ray, range, Order::Any, |leaf, r| {
-            self.candidates(&filter, leaf, |p, [a, b, c]| {
-                if let Some(h) = sr.intersect(a, b, c, r, self.cull_back_faces) {
-                    out.push((items[p], h));
-                }
-                false
-            });
-            Leaf::Miss
-        });
+        self.bvh.traverse_tagged(
+            ray,
+            range,
+            Order::Any,
+            |_| {},
+            |leaf, r| {
+                self.candidates(&filter, leaf, |p, [a, b, c]| {
+                    if let Some(h) = sr.intersect(a, b, c, r, self.cull_back_faces) {
+                        out.push((items[p], h));
+                    }
+                    false
+                });
+                Leaf::Miss
+            },
+        );
         out
     }
 
@@ -310,7 +339,7 @@ impl RayCast for TriMesh {
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
         let (p, h) = self.closest(ray, range)?;
         let [a, b, c] = self.blocks[p / 4].corners(p % 4); // already in cache
-        Some(hit_from(ray, a, b, c, self.bvh.items()[p], h))
+        Some(hit_from(ray, a, b, c, self.ids[p], h))
     }
 
     /// Whether any triangle is hit in `range`: stops at the first hit found,
@@ -319,8 +348,8 @@ impl RayCast for TriMesh {
         let mut prep: Option<(ShearedRay, Filter)> = None;
         let cull = self.cull_back_faces;
         let mut found = false;
-        let prefetch = |first| self.prefetch(first);
-        self.bvh.traverse_leaves_prefetch(ray, range, Order::Any, prefetch, |leaf, r| {
+        let prefetch = |leaf| self.prefetch(leaf);
+        self.bvh.traverse_tagged(ray, range, Order::Any, prefetch, |leaf, r| {
             let (sr, filter) = match prep {
                 Some(p) => p,
                 None => match ShearedRay::new(ray) {
