@@ -8,30 +8,11 @@
 //! `x ≤ y`) at `uv = (0.25, 0.25)`, and leaves through `z = 1` at `t = 6` in
 //! triangle 3 (`v4 v6 v7`), again at `uv = (0.25, 0.25)`.
 
-use serde_json::{json, Value};
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+mod common;
 
-/// Runs `raycast query` in `dir` on `input`; returns the parsed output lines
-/// and the exit code.
-fn query_in(dir: &Path, input: &str) -> (Vec<Value>, i32) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_raycast"))
-        .arg("query")
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("binary runs");
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let lines = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("every output line is JSON"))
-        .collect();
-    (lines, out.status.code().unwrap())
-}
+use common::query_in;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
 
 /// A fresh directory under the temp dir, named after the test.
 fn scratch(name: &str) -> PathBuf {

@@ -1,25 +1,12 @@
 //! End-to-end tests of `raycast query`: the binary is run on JSON lines.
 
+mod common;
+
 use serde_json::Value;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 /// Runs `raycast query` on `input`; returns the parsed output lines and the exit code.
 fn query(input: &str) -> (Vec<Value>, i32) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_raycast"))
-        .arg("query")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("binary runs");
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let lines = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("every output line is JSON"))
-        .collect();
-    (lines, out.status.code().unwrap())
+    common::query_in(&std::env::temp_dir(), input)
 }
 
 #[test]

@@ -157,3 +157,71 @@ fn demo_writes_a_png_and_reports_rays_per_second() {
     let distinct: std::collections::HashSet<&[u8]> = px.chunks(3).collect();
     assert!(distinct.len() > 100, "{}", distinct.len());
 }
+
+/// A minimal MagicaVoxel file: one model of `size` with the given voxels.
+fn vox_bytes(size: [u32; 3], voxels: &[[u8; 3]]) -> Vec<u8> {
+    let chunk = |id: &[u8; 4], content: &[u8], children: &[u8]| {
+        let mut c = id.to_vec();
+        c.extend((content.len() as u32).to_le_bytes());
+        c.extend((children.len() as u32).to_le_bytes());
+        c.extend(content);
+        c.extend(children);
+        c
+    };
+    let size: Vec<u8> = size.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let mut xyzi = (voxels.len() as u32).to_le_bytes().to_vec();
+    for v in voxels {
+        xyzi.extend([v[0], v[1], v[2], 1]);
+    }
+    let children = [chunk(b"SIZE", &size, &[]), chunk(b"XYZI", &xyzi, &[])].concat();
+    let mut bytes = b"VOX ".to_vec();
+    bytes.extend(150u32.to_le_bytes());
+    bytes.extend(chunk(b"MAIN", &[], &children));
+    bytes
+}
+
+#[test]
+fn vox_models_load_relative_to_the_scene_file() {
+    // One 2 m block (a single voxel, cell size 2) seen from above on a dark
+    // background: the centre pixel is its lit top, a corner the background.
+    let dir = tmp("vox-scene");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("block.vox"), vox_bytes([1, 1, 1], &[[0, 0, 0]])).unwrap();
+    let scene = dir.join("scene.json");
+    let out = dir.join("scene.png");
+    std::fs::write(
+        &scene,
+        r#"{"camera": {"eye": [0, 10, 0], "target": [0, 0, 0], "up": [0, 0, -1], "fov_y": 30},
+            "width": 21, "height": 21, "background": [0, 0, 0], "ambient": 0.2,
+            "lights": [{"toward": [0, 1, 0], "intensity": 0.8}],
+            "objects": [{"shape": {"type": "vox", "path": "block.vox", "cell_size": 2, "origin": [-1, -1, -1]},
+                         "colour": [0, 1, 0]}]}"#,
+    )
+    .unwrap();
+    // Run from elsewhere: the path must be taken from the scene's folder.
+    let run = Command::new(env!("CARGO_BIN_EXE_raycast"))
+        .current_dir(std::env::temp_dir())
+        .args(["render", scene.to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let (w, _, px) = read_png(&out);
+    let at = |x: u32, y: u32| &px[((y * w + x) * 3) as usize..][..3];
+    assert!(close(at(10, 10), [0, 255, 0]), "{:?}", at(10, 10));
+    assert!(close(at(0, 0), [0, 0, 0]), "{:?}", at(0, 0));
+
+    // A model index the file does not have is an error naming the field.
+    std::fs::write(
+        &scene,
+        std::fs::read_to_string(&scene)
+            .unwrap()
+            .replace(r#""cell_size": 2"#, r#""cell_size": 2, "model": 3"#),
+    )
+    .unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_raycast"))
+        .args(["render", scene.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!run.status.success());
+    assert!(String::from_utf8_lossy(&run.stderr).contains("objects[0].shape.model"));
+}
