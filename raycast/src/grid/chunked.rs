@@ -24,9 +24,9 @@
 //! rounding of each other they stop before it and the exact cell walk takes
 //! it, so edges and corners of chunks and bricks come out as in the plain walk.
 
-use super::voxels::{clip_cells, hit_in, VoxelHit};
+use super::voxels::{hit_in, start_cast, CastStart, VoxelHit};
 use super::walk::Flow;
-use super::walk::{GridWalk, Step, CELL_LIMIT};
+use super::walk::{Step, CELL_LIMIT};
 use super::Grid;
 use crate::shapes::RayCast;
 use crate::{Aabb, Hit, Interval, Ray, ShapeError};
@@ -234,15 +234,11 @@ impl ChunkedVoxels {
         }
         let lo_cell = self.lo << CHUNK_BITS as i32;
         let hi_cell = (self.hi << CHUNK_BITS as i32) + (CHUNK_SIZE - 1);
-        let range = clip_cells(&self.grid, ray, range, lo_cell, hi_cell)?;
-        let mut w = GridWalk::<3>::new(&self.grid, ray, range, true).max_steps(u32::MAX);
-        if !w.begin() {
-            return None;
-        }
-        let start = w.cell();
-        if self.get(IVec3::from_array(start)) {
-            return Some(VoxelHit { cell: IVec3::from_array(start), t: range.min, face: None });
-        }
+        let mut w = match start_cast(&self.grid, ray, range, lo_cell, hi_cell, |c| self.get(c)) {
+            CastStart::Walk(w) => w,
+            CastStart::Inside(hit) => return Some(hit),
+            CastStart::Miss => return None,
+        };
         let neg = w.neg_bits();
         // The chunk of the last lookup, cached (most steps stay in one chunk).
         let mut cached: (IVec3, Option<&Chunk>) = (IVec3::MAX, None);

@@ -15,8 +15,8 @@
 //! follows [`first_solid`](super::first_solid): the first solid cell, where
 //! and through which face the ray enters it.
 
-use super::voxels::{clip_cells, hit_in, VoxelHit};
-use super::walk::{Flow, GridWalk, Step, CELL_LIMIT};
+use super::voxels::{hit_in, start_cast, CastStart, VoxelHit};
+use super::walk::{Flow, Step, CELL_LIMIT};
 use super::Grid;
 use crate::shapes::RayCast;
 use crate::{Aabb, Hit, Interval, Ray, ShapeError};
@@ -203,15 +203,11 @@ impl VoxelVolume {
             return None;
         }
         let hi = self.min_cell + self.dims.as_ivec3() - 1;
-        let range = clip_cells(&self.grid, ray, range, self.min_cell, hi)?;
-        let mut w = GridWalk::<3>::new(&self.grid, ray, range, true).max_steps(u32::MAX);
-        if !w.begin() {
-            return None;
-        }
-        let start = w.cell();
-        if self.get(IVec3::from_array(start)) {
-            return Some(VoxelHit { cell: IVec3::from_array(start), t: range.min, face: None });
-        }
+        let mut w = match start_cast(&self.grid, ray, range, self.min_cell, hi, |c| self.get(c)) {
+            CastStart::Walk(w) => w,
+            CastStart::Inside(hit) => return Some(hit),
+            CastStart::Miss => return None,
+        };
         let base = self.min_cell.to_array();
         let neg = w.neg_bits();
         let mut found = (0u8, 0.0f64, [0i32; 3]);

@@ -109,6 +109,45 @@ fn inside_face(grid: &Grid<3>, ray: &Ray, cell: IVec3) -> Part {
     best.1
 }
 
+/// How a volume's cast begins: no walk at all, a hit on the start cell, or
+/// the walk to drive.
+// The walk is large next to the other variants, but the value lives on the
+// stack once per cast and is unpacked at once; boxing it would allocate per ray.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum CastStart {
+    /// The ray cannot reach the solid cells' box (or is degenerate).
+    Miss,
+    /// The ray starts inside a solid cell: hit at `t_min`, no face.
+    Inside(VoxelHit),
+    /// The walk, begun in its (empty) start cell.
+    Walk(GridWalk<3>),
+}
+
+/// The common start of the dense and chunked casts: clip to the box of cells
+/// `[lo_cell, hi_cell]` that may be solid ([`clip_cells`]), begin the
+/// supercover walk (no step limit: the clipped range bounds it), and test the
+/// start cell with `solid`.
+#[inline]
+pub(crate) fn start_cast(
+    grid: &Grid<3>,
+    ray: &Ray,
+    range: Interval,
+    lo_cell: IVec3,
+    hi_cell: IVec3,
+    solid: impl Fn(IVec3) -> bool,
+) -> CastStart {
+    let Some(range) = clip_cells(grid, ray, range, lo_cell, hi_cell) else { return CastStart::Miss };
+    let mut w = GridWalk::<3>::new(grid, ray, range, true).max_steps(u32::MAX);
+    if !w.begin() {
+        return CastStart::Miss;
+    }
+    let start = IVec3::from_array(w.cell());
+    if solid(start) {
+        return CastStart::Inside(VoxelHit { cell: start, t: range.min, face: None });
+    }
+    CastStart::Walk(w)
+}
+
 /// The `f32` range to walk so that no cell in `[lo_cell, hi_cell]` (inclusive)
 /// is missed, or `None` if the ray cannot touch them.
 ///
