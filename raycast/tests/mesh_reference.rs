@@ -23,37 +23,12 @@
 //! extra triangles through to `ray_triangle`). Seeds are fixed.
 #![cfg(feature = "load")]
 
+mod common;
+
+use common::Rng;
 use raycast::glam::DVec3;
 use raycast::shapes::ray_triangle;
 use raycast::{vec3, Hit, Interval, Part, Ray, RayCast, TriMesh, Vec3};
-
-/// SplitMix64 (Steele, Lea & Flood 2014): seeded test inputs, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn in_box(&mut self, lo: Vec3, hi: Vec3) -> Vec3 {
-        lo + (hi - lo) * vec3(self.unit(), self.unit(), self.unit())
-    }
-    fn on_sphere(&mut self) -> Vec3 {
-        loop {
-            let p = vec3(self.unit(), self.unit(), self.unit()) * 2.0 - Vec3::ONE;
-            let l = p.length();
-            if l > 0.1 && l <= 1.0 {
-                return p / l;
-            }
-        }
-    }
-}
 
 fn load(name: &str) -> TriMesh {
     let path = format!("{}/../assets/meshes/{name}", env!("CARGO_MANIFEST_DIR"));

@@ -22,37 +22,12 @@
 //! default (slow in a debug build):
 //! `cargo test --release -p raycast --features load --test watertight -- --ignored --nocapture`.
 
+mod common;
+
+use common::Rng;
 use raycast::glam::DVec3;
 use raycast::{vec3, Interval, Ray, RayCast, TriMesh, Vec3};
 use std::collections::HashMap;
-
-/// SplitMix64 (Steele, Lea & Flood 2014): seeded test inputs, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn on_sphere(&mut self) -> Vec3 {
-        loop {
-            let p = vec3(self.unit(), self.unit(), self.unit()) * 2.0 - Vec3::ONE;
-            let l = p.length();
-            if l > 0.1 && l <= 1.0 {
-                return p / l;
-            }
-        }
-    }
-}
 
 /// An icosahedron subdivided `levels` times, vertices on a sphere of radius 3
 /// around `(0.3, -1.2, 2.0)` (so coordinates are not round numbers);
