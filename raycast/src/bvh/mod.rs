@@ -58,6 +58,7 @@ mod simd;
 
 use crate::numeric::gamma;
 use crate::{Aabb, Interval, Ray};
+use glam::Vec3A;
 use simd::F4;
 use std::mem::MaybeUninit;
 use std::ops::Range;
@@ -372,25 +373,40 @@ impl Bvh {
     pub fn refit(&mut self, boxes: &[Aabb]) {
         assert_eq!(boxes.len(), self.items.len(), "Bvh::refit: expected {} boxes", self.items.len());
         // Children have larger indices than their parents: sweep backwards.
+        // Each node's union is kept as it is made, so a parent reads its
+        // inner children's boxes from `unions` instead of re-reducing their
+        // slots; boxes are handled as 4-lane `Vec3A` corners and the four
+        // slots written row by row (half the instructions of a scalar refit).
+        let (empty_lo, empty_hi) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
+        let mut unions = vec![(empty_lo, empty_hi); self.nodes.len()];
         for i in (0..self.nodes.len()).rev() {
-            let (head, tail) = self.nodes.split_at_mut(i + 1);
-            let node = &mut head[i];
+            let node = &mut self.nodes[i];
+            let (mut lo, mut hi) = ([empty_lo; 4], [empty_hi; 4]);
             for s in 0..4 {
                 let (child, count) = (node.child[s], (node.count[s] & COUNT_MASK) as usize);
-                let b = if count > 0 {
+                if count > 0 {
                     let first = child as usize;
-                    self.items[first..first + count]
-                        .iter()
-                        .fold(Aabb::EMPTY, |b, &id| b.union(build::sanitize(boxes[id as usize])))
+                    for &id in &self.items[first..first + count] {
+                        let b = &boxes[id as usize];
+                        let (min, max) = (Vec3A::from(b.min), Vec3A::from(b.max));
+                        // As `build::sanitize`: an empty or NaN box adds nothing.
+                        if min.cmple(max).all() {
+                            lo[s] = lo[s].min(min);
+                            hi[s] = hi[s].max(max);
+                        }
+                    }
                 } else if child != NONE {
-                    tail[child as usize - i - 1].union()
-                } else {
-                    Aabb::EMPTY
-                };
-                node.set_box(s, b);
+                    (lo[s], hi[s]) = unions[child as usize];
+                }
             }
+            for a in 0..3 {
+                node.bounds[a] = [lo[0][a], lo[1][a], lo[2][a], lo[3][a]];
+                node.bounds[a + 3] = [hi[0][a], hi[1][a], hi[2][a], hi[3][a]];
+            }
+            unions[i] = (lo[0].min(lo[1]).min(lo[2].min(lo[3])), hi[0].max(hi[1]).max(hi[2].max(hi[3])));
         }
-        self.bounds = self.nodes[0].union();
+        let (min, max) = unions[0];
+        self.bounds = Aabb::new(min.into(), max.into());
     }
 
     /// Visits the items whose boxes `ray` enters within `range`, nearer boxes

@@ -99,8 +99,10 @@ impl TriMesh {
     /// [`ShapeError`] naming `vertices[i]` when a vertex is not finite, or
     /// `triangles[k]` when one of its indices is not below the vertex count.
     pub fn try_new(vertices: Vec<Vec3>, triangles: Vec<[u32; 3]>) -> Result<Self, ShapeError> {
-        for (i, &v) in vertices.iter().enumerate() {
-            finite_vec(&format!("vertices[{i}]"), v)?;
+        // The field name is formatted only for the vertex that fails: per
+        // vertex it cost more than the rest of the validation.
+        if let Some(i) = vertices.iter().position(|v| !v.is_finite()) {
+            finite_vec(&format!("vertices[{i}]"), vertices[i])?;
         }
         let n = vertices.len();
         for (k, tri) in triangles.iter().enumerate() {
