@@ -321,16 +321,23 @@ fn partition(items: &mut [u32], boxes: &mut [B], mut pred: impl FnMut(&B) -> boo
 /// Builds the 4-wide tree over `boxes`; returns the nodes (root first) and
 /// the item ids in leaf order.
 pub(super) fn build(boxes: &[Aabb], opts: &BuildOptions) -> (Vec<Node>, Vec<u32>) {
+    // As `sanitize`, on SIMD corners.
     let mut boxes: Vec<B> = boxes
         .iter()
-        .map(|&b| {
-            let b = sanitize(b);
-            B { min: b.min.into(), max: b.max.into() }
+        .map(|b| {
+            let (min, max) = (Vec3A::from(b.min), Vec3A::from(b.max));
+            if min.cmple(max).all() {
+                B { min, max }
+            } else {
+                B::EMPTY
+            }
         })
         .collect();
     let n = boxes.len();
     let mut items: Vec<u32> = (0..n as u32).collect();
-    let filled = partition(&mut items, &mut boxes, |b| !b.aabb().is_empty());
+    // Every box is now either valid (min <= max on all axes) or B::EMPTY
+    // (min.x = +∞ > max.x = −∞), so one comparison tells them apart.
+    let filled = partition(&mut items, &mut boxes, |b| b.min.x <= b.max.x);
     let b = Builder { max_leaf: opts.max_leaf.clamp(1, 16), traversal_cost: opts.traversal_cost.max(0.0) };
     let mut bn = Vec::with_capacity(2 * n);
     let (full, empty) = items.split_at_mut(filled);

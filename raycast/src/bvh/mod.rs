@@ -507,16 +507,21 @@ impl Bvh {
     /// # Panics
     /// If a tag exceeds [`MAX_TAG`].
     pub(crate) fn tag_leaves(&mut self, mut tag: impl FnMut(&[u32]) -> u32) {
-        let mut leaves: Vec<(u32, usize, usize)> = Vec::new();
+        // Leaves in `items` order without sorting: each leaf's (node, slot)
+        // is stored at its first position (leaves do not overlap), then the
+        // positions are read in order. Sorting the leaf list took 11 % of a
+        // 1.1M-triangle mesh build.
+        const NO_LEAF: (u32, u8) = (u32::MAX, 0);
+        let mut at_first = vec![NO_LEAF; self.items.len()];
         for (i, node) in self.nodes.iter().enumerate() {
             for s in 0..4 {
                 if node.count[s] & COUNT_MASK != 0 {
-                    leaves.push((node.child[s], i, s));
+                    at_first[node.child[s] as usize] = (i as u32, s as u8);
                 }
             }
         }
-        leaves.sort_unstable();
-        for (first, i, s) in leaves {
+        for (first, (i, s)) in at_first.into_iter().enumerate().filter(|(_, l)| *l != NO_LEAF) {
+            let (first, i, s) = (first as u32, i as usize, s as usize);
             let c = &mut self.nodes[i].count[s];
             let count = *c & COUNT_MASK;
             let t = tag(&self.items[first as usize..(first + count) as usize]);

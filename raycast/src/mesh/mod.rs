@@ -41,7 +41,7 @@ use crate::error::{finite_vec, or_panic};
 use crate::shapes::{RayCast, ShearedRay, TriangleHit};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError};
 use block::{Block, Filter};
-use glam::{DVec3, Vec2, Vec3};
+use glam::{DVec3, Vec2, Vec3, Vec3A};
 
 /// The BVH parameters of every mesh: leaves of up to 4 triangles (one SIMD
 /// pre-test block), and a node visit priced at 3 triangle tests. A leaf of 4
@@ -127,7 +127,8 @@ impl TriMesh {
                 if is_degenerate(a, b, c) {
                     Aabb::EMPTY
                 } else {
-                    Aabb::from_points([a, b, c])
+                    let (a, b, c) = (Vec3A::from(a), Vec3A::from(b), Vec3A::from(c));
+                    Aabb::new(a.min(b).min(c).into(), a.max(b).max(c).into())
                 }
             })
             .collect();
