@@ -58,7 +58,7 @@ mod simd;
 
 use crate::numeric::gamma;
 use crate::{Aabb, Interval, Ray};
-use glam::Vec3A;
+use glam::{Vec3, Vec3A};
 use simd::F4;
 use std::mem::MaybeUninit;
 use std::ops::Range;
@@ -197,24 +197,18 @@ struct RayBoxes {
 }
 
 impl RayBoxes {
+    /// Branch-free: the near row of axis `a` is `a + 3` exactly when
+    /// `1 / dir[a]` has its sign bit set (a `-0.0` direction gives `-∞`).
     #[inline(always)]
     fn new(ray: &Ray) -> Self {
-        let mut s = RayBoxes {
-            origin: [F4::splat(0.0); 3],
-            inv: [F4::splat(0.0); 3],
-            near: [0, 1, 2],
-            far: [3, 4, 5],
-        };
-        for a in 0..3 {
-            let inv = 1.0 / ray.dir[a];
-            s.origin[a] = F4::splat(ray.origin[a]);
-            s.inv[a] = F4::splat(inv);
-            if inv.is_sign_negative() {
-                s.near[a] = a + 3;
-                s.far[a] = a;
-            }
+        let inv = Vec3::ONE / ray.dir;
+        let flip = |a: usize| 3 * usize::from(inv[a].is_sign_negative());
+        RayBoxes {
+            origin: [F4::splat(ray.origin.x), F4::splat(ray.origin.y), F4::splat(ray.origin.z)],
+            inv: [F4::splat(inv.x), F4::splat(inv.y), F4::splat(inv.z)],
+            near: [flip(0), 1 + flip(1), 2 + flip(2)],
+            far: [3 - flip(0), 4 - flip(1), 5 - flip(2)],
         }
-        s
     }
 
     /// Bit `i` set when the ray enters child `i` within `[t_min, t_max]`,
