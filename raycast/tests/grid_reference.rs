@@ -385,3 +385,14 @@ fn design_example_and_faces() {
     assert_eq!(faces[3], Some(Part::NegY));
     assert_eq!(steps[1].t_exit, 0.375);
 }
+
+/// Walks longer than one fast segment of the walk (its tolerance is renewed
+/// every few thousand fast steps), at random and through lattice corners,
+/// against the reference.
+#[test]
+fn walks_longer_than_a_fast_segment() {
+    check3(Vec3::ONE, Vec3::ZERO, vec3(0.3, -0.7, 0.1), vec3(5000.25, -3001.5, 4200.125));
+    check3(Vec3::ONE, Vec3::ZERO, vec3(-3.0, -2.0, 1.0), vec3(4997.0, 4998.0, 5001.0)); // lattice diagonal
+    check3(vec3(0.25, 0.5, 0.75), vec3(0.125, -0.5, 0.25), vec3(1.0, 2.0, 3.0), vec3(1001.0, -1498.0, 753.0));
+    check2(Vec2::ONE, Vec2::ZERO, vec2(0.5, 0.25), vec2(9000.5, -7000.75));
+}

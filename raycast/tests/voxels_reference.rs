@@ -285,3 +285,38 @@ fn long_rays_through_large_volumes_match_brute_force() {
         check_many(cells, size, origin, &mapped, range);
     }
 }
+
+/// Rays from far away (10^3 to 10^6 cells from the volume), at random and
+/// along lattice directions through cell corners: the cast clips them to
+/// the volume's box grown by half a cell, so the walk starts just outside
+/// it; the first hit must be the brute-force one.
+#[test]
+fn rays_from_far_away_are_clipped_without_losing_cells() {
+    let mut s = 0x2545_f491_4f6c_dd1du64;
+    let mut cells = Vec::new();
+    for _ in 0..400 {
+        cells.push(ivec3(
+            (unit(&mut s) * 16.0) as i32,
+            (unit(&mut s) * 16.0) as i32,
+            (unit(&mut s) * 16.0) as i32,
+        ));
+    }
+    let mut rays = Vec::new();
+    for k in 0..200 {
+        let dist = [1.0e3f32, 1.0e4, 1.0e5, 1.0e6][k % 4];
+        let target = vec3(unit(&mut s), unit(&mut s), unit(&mut s)) * 16.0;
+        let dir = (vec3(unit(&mut s), unit(&mut s), unit(&mut s)) - 0.5).normalize();
+        if k % 5 == 0 {
+            // A lattice direction from a lattice point: corner ties on entry.
+            let d = [vec3(1.0, 1.0, 1.0), vec3(-1.0, 2.0, 1.0), vec3(1.0, -1.0, -1.0)][k % 3];
+            let o = vec3(8.0, 8.0, 8.0) - d * (dist / 2.0).round();
+            rays.push(Ray::new(o, d));
+        } else {
+            rays.push(Ray::new(target - dir * dist, dir));
+        }
+    }
+    let range = Interval::new(0.0, 3.0e6);
+    let hits = check_many(&cells, Vec3::ONE, Vec3::ZERO, &rays, range);
+    assert!(hits > 100, "{hits} hits");
+    check_many(&cells, vec3(0.5, 0.75, 1.25), vec3(-0.25, 0.5, 3.0), &rays, range);
+}

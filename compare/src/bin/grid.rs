@@ -3,6 +3,10 @@
 //! Answers (hit or miss, first-hit t) are compared before timing.
 //!
 //! Run: `cargo run --release --bin grid` in `compare/`.
+//!
+//! `GRID_PROFILE=<case>-<dense|chunked>` (case `sparse` or `terrain`) runs
+//! only raycast's casts of that case, once, for instruction counts under
+//! `valgrind --tool=callgrind` (no parry, no timing).
 use parry3d::math::{IVector, Vector};
 use parry3d::query::{Ray as PRay, RayCast as PRayCast};
 use parry3d::shape::Voxels;
@@ -77,7 +81,12 @@ fn terrain(rng: &mut Pcg64) -> Case {
 
 fn main() {
     let mut rng = Pcg64::seed_from_u64(42);
-    for case in [sparse(&mut rng), terrain(&mut rng)] {
+    let cases = [sparse(&mut rng), terrain(&mut rng)];
+    if let Ok(which) = std::env::var("GRID_PROFILE") {
+        profile(&cases, &which);
+        return;
+    }
+    for case in cases {
         let dense = VoxelVolume::from_cells(Vec3::ONE, Vec3::ZERO, case.cells.iter().copied()).unwrap();
         let chunked = ChunkedVoxels::from_cells(Vec3::ONE, Vec3::ZERO, case.cells.iter().copied()).unwrap();
         let keys: Vec<IVector> = case.cells.iter().map(|c| IVector::new(c.x, c.y, c.z)).collect();
@@ -157,4 +166,27 @@ fn main() {
         println!("  parry3d Voxels        {mp:8.2} Mrays/s");
     }
     let _ = UVec3::ZERO;
+}
+
+/// One pass of raycast's casts over one case (see the module docs), and the
+/// number of hits, so that the work cannot be optimised away.
+fn profile(cases: &[Case], which: &str) {
+    let (case, kind) = which.split_once('-').expect("GRID_PROFILE=<sparse|terrain>-<dense|chunked>");
+    let case = &cases[usize::from(case == "terrain")];
+    let range = Interval::new(0.0, 1000.0);
+    let hits = if kind == "chunked" {
+        let chunked = ChunkedVoxels::from_cells(Vec3::ONE, Vec3::ZERO, case.cells.iter().copied()).unwrap();
+        cast_all(&chunked, &case.rays, range)
+    } else {
+        let dense = VoxelVolume::from_cells(Vec3::ONE, Vec3::ZERO, case.cells.iter().copied()).unwrap();
+        cast_all(&dense, &case.rays, range)
+    };
+    println!("{which}: {} rays, {hits} hit", case.rays.len());
+}
+
+/// The casts alone, out of line so that callgrind can count them by name
+/// (`--toggle-collect='grid::cast_all*'`).
+#[inline(never)]
+fn cast_all(shape: &impl RayCast, rays: &[Ray], range: Interval) -> usize {
+    rays.iter().filter(|r| shape.cast(std::hint::black_box(r), range).is_some()).count()
 }

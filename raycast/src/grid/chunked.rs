@@ -26,7 +26,7 @@
 
 use super::voxels::{hit_in, start_cast, CastStart, VoxelHit};
 use super::walk::Flow;
-use super::walk::{Step, CELL_LIMIT};
+use super::walk::{GridWalk, Step, CELL_LIMIT};
 use super::Grid;
 use crate::shapes::RayCast;
 use crate::{Aabb, Hit, Interval, Ray, ShapeError};
@@ -234,11 +234,12 @@ impl ChunkedVoxels {
         }
         let lo_cell = self.lo << CHUNK_BITS as i32;
         let hi_cell = (self.hi << CHUNK_BITS as i32) + (CHUNK_SIZE - 1);
-        let mut w = match start_cast(&self.grid, ray, range, lo_cell, hi_cell, |c| self.get(c)) {
-            CastStart::Walk(w) => w,
+        let mut w = GridWalk::<3>::in_box(&self.grid, ray, range, lo_cell.to_array(), hi_cell.to_array());
+        match start_cast(&w, |c| self.get(c)) {
+            CastStart::Walk => {}
             CastStart::Inside(hit) => return Some(hit),
             CastStart::Miss => return None,
-        };
+        }
         let neg = w.neg_bits();
         // The chunk of the last lookup, cached (most steps stay in one chunk).
         let mut cached: (IVec3, Option<&Chunk>) = (IVec3::MAX, None);

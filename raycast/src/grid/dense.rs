@@ -6,17 +6,19 @@
 //! word is an empty brick: the occupancy summary costs nothing.
 //!
 //! # Cast
-//! A ray is clipped to the volume's cells (grown by one cell, so rounding in
-//! the clip never skips a cell: see `clip_cells`), then walked with the exact
-//! supercover walk driven in place ([`GridWalk::drive`]: no `Step` per cell);
-//! each step tests its cells' bits. When the walk has stayed in empty bricks
-//! for [`SKIP_AFTER`] steps it walks the brick grid instead
+//! A ray is clipped to the volume's cells (grown by half a cell, with the
+//! clip's rounding bounded so that it never skips a cell: see
+//! `GridWalk::in_box`), then walked with the exact supercover walk driven in
+//! place ([`GridWalk::drive`]: no `Step` per cell); each step tests its
+//! cells' bits, the word of the current brick kept while the walk stays in
+//! it. When the walk has entered [`SKIP_AFTER`] empty bricks in a row it
+//! walks the brick grid instead
 //! ([`GridWalk::skip_empty`], exact) until a non-empty brick. The answer
 //! follows [`first_solid`](super::first_solid): the first solid cell, where
 //! and through which face the ray enters it.
 
 use super::voxels::{hit_in, start_cast, CastStart, VoxelHit};
-use super::walk::{Flow, Step, CELL_LIMIT};
+use super::walk::{Flow, GridWalk, Step, CELL_LIMIT};
 use super::Grid;
 use crate::shapes::RayCast;
 use crate::{Aabb, Hit, Interval, Ray, ShapeError};
@@ -53,11 +55,11 @@ pub struct VoxelVolume {
     count: usize,
 }
 
-/// Steps in empty bricks before walking the brick grid. Measured with
-/// callgrind on the peer comparison's volumes (256³ with 5% random cells, and
-/// a 256² height field), 1 is cheapest for both (2 costs 2–4% more
-/// instructions, 4 costs 1–9% more): a coarse walk that stops at once is
-/// cheap next to the cells a long one skips.
+/// Empty bricks entered in a row before walking the brick grid. Measured
+/// with callgrind on the peer comparison's volumes (256³ with 5% random
+/// cells, and a 256² height field), 1 is cheapest for both (2 costs 2–4%
+/// more instructions): a coarse walk that stops at once is cheap next to the
+/// cells a long one skips.
 const SKIP_AFTER: u32 = 1;
 
 impl VoxelVolume {
@@ -157,6 +159,18 @@ impl VoxelVolume {
         }
     }
 
+    /// The word of brick `b` (in bricks from `min_cell`), 0 outside the volume.
+    #[inline(always)]
+    fn brick_word(&self, b: [u32; 3]) -> u64 {
+        if b[0] < self.bdims.x && b[1] < self.bdims.y && b[2] < self.bdims.z {
+            let w = b[0] as usize
+                + self.bdims.x as usize * (b[1] as usize + self.bdims.y as usize * b[2] as usize);
+            self.bits[w]
+        } else {
+            0
+        }
+    }
+
     /// True when brick `kb` (in bricks from `min_cell`) holds no solid cell
     /// or lies outside the volume.
     #[inline(always)]
@@ -203,28 +217,41 @@ impl VoxelVolume {
             return None;
         }
         let hi = self.min_cell + self.dims.as_ivec3() - 1;
-        let mut w = match start_cast(&self.grid, ray, range, self.min_cell, hi, |c| self.get(c)) {
-            CastStart::Walk(w) => w,
+        let mut w = GridWalk::<3>::in_box(&self.grid, ray, range, self.min_cell.to_array(), hi.to_array());
+        match start_cast(&w, |c| self.get(c)) {
+            CastStart::Walk => {}
             CastStart::Inside(hit) => return Some(hit),
             CastStart::Miss => return None,
-        };
+        }
         let base = self.min_cell.to_array();
         let neg = w.neg_bits();
         let mut found = (0u8, 0.0f64, [0i32; 3]);
         let mut empty_run = 0u32;
+        // The brick of the last single-axis step (offsets from `min_cell`,
+        // shifted by 2) and its word, so that a step within the brick only
+        // tests a bit (no index computation, no load).
+        let mut brick = [u32::MAX; 3];
+        let mut word = 0u64;
         loop {
             let flow = w.drive(|axes, t, cell| {
                 if axes & axes.wrapping_sub(1) == 0 {
-                    // One axis: only the main cell is new.
-                    let (word, bit) = self.probe(cell);
+                    // One axis: only the main cell is new. Wrapping offsets:
+                    // cells below `min_cell` become huge, outside the bricks.
+                    let r = [0, 1, 2].map(|a| cell[a].wrapping_sub(base[a]) as u32);
+                    let b = r.map(|x| x >> 2);
+                    if b != brick {
+                        brick = b;
+                        word = self.brick_word(b);
+                        empty_run = if word == 0 { empty_run + 1 } else { 0 };
+                        if empty_run >= SKIP_AFTER {
+                            empty_run = 0;
+                            return Flow::Skip;
+                        }
+                    }
+                    let bit = (r[0] & 3) | (r[1] & 3) << 2 | (r[2] & 3) << 4;
                     if word >> bit & 1 != 0 {
                         found = (axes, t, cell);
                         return Flow::Stop;
-                    }
-                    empty_run = if word == 0 { empty_run + 1 } else { 0 };
-                    if empty_run >= SKIP_AFTER {
-                        empty_run = 0;
-                        return Flow::Skip;
                     }
                     Flow::Go
                 } else if hit_in(&Step::from_parts(cell, axes, neg, 0.0), |c| self.get(IVec3::from_array(c)))

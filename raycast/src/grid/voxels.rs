@@ -1,6 +1,6 @@
 //! The first solid cell along a ray, for any storage: [`first_solid`] and
 //! [`VoxelHit`], plus the pieces the dense and chunked volumes share
-//! (conservative clipping, building the [`Hit`]).
+//! (the start of a cast, building the [`Hit`]).
 //!
 //! A ray hits the first cell of its [`GridWalk`] (supercover on) that is
 //! solid: at the `t` where the walk enters it, through the face of one of the
@@ -13,7 +13,7 @@
 use super::walk::{GridWalk, Step};
 use super::Grid;
 use crate::numeric::{next_down, next_up};
-use crate::{Hit, Interval, Part, Ray};
+use crate::{Hit, Part, Ray};
 use glam::{IVec3, Vec3};
 
 /// The first solid cell along a ray: which cell, when, through which face.
@@ -109,88 +109,31 @@ fn inside_face(grid: &Grid<3>, ray: &Ray, cell: IVec3) -> Part {
     best.1
 }
 
-/// How a volume's cast begins: no walk at all, a hit on the start cell, or
-/// the walk to drive.
-// The walk is large next to the other variants, but the value lives on the
-// stack once per cast and is unpacked at once; boxing it would allocate per ray.
-#[allow(clippy::large_enum_variant)]
+/// How a volume's cast begins, given its walk built with
+/// [`GridWalk::in_box`]: no walk at all, a hit on the start cell, or walk on.
 pub(crate) enum CastStart {
     /// The ray cannot reach the solid cells' box (or is degenerate).
     Miss,
     /// The ray starts inside a solid cell: hit at `t_min`, no face.
     Inside(VoxelHit),
-    /// The walk, begun in its (empty) start cell.
-    Walk(GridWalk<3>),
+    /// Walk on from the (empty) start cell.
+    Walk,
 }
 
-/// The common start of the dense and chunked casts: clip to the box of cells
-/// `[lo_cell, hi_cell]` that may be solid ([`clip_cells`]), begin the
-/// supercover walk (no step limit: the clipped range bounds it), and test the
-/// start cell with `solid`.
-#[inline]
-pub(crate) fn start_cast(
-    grid: &Grid<3>,
-    ray: &Ray,
-    range: Interval,
-    lo_cell: IVec3,
-    hi_cell: IVec3,
-    solid: impl Fn(IVec3) -> bool,
-) -> CastStart {
-    let Some(range) = clip_cells(grid, ray, range, lo_cell, hi_cell) else { return CastStart::Miss };
-    let mut w = GridWalk::<3>::new(grid, ray, range, true).max_steps(u32::MAX);
-    if !w.begin() {
+/// The common start of the dense and chunked casts: the walk `w` from
+/// [`GridWalk::in_box`] (clipped to the box of cells that may be solid,
+/// begun, no step limit) and the test of its start cell with `solid`. The
+/// walk stays in the caller's frame (no copy of it per ray).
+#[inline(always)]
+pub(crate) fn start_cast(w: &GridWalk<3>, solid: impl Fn(IVec3) -> bool) -> CastStart {
+    if !w.is_walking() {
         return CastStart::Miss;
     }
     let start = IVec3::from_array(w.cell());
     if solid(start) {
-        return CastStart::Inside(VoxelHit { cell: start, t: range.min, face: None });
+        return CastStart::Inside(VoxelHit { cell: start, t: w.t_min(), face: None });
     }
-    CastStart::Walk(w)
-}
-
-/// The `f32` range to walk so that no cell in `[lo_cell, hi_cell]` (inclusive)
-/// is missed, or `None` if the ray cannot touch them.
-///
-/// The box is grown by one cell on every side and clipped in `f64`; the start
-/// is rounded down and the end up to `f32`. The `f64` slab times are off by a
-/// few ulps, far less than the one-cell margin, so the walk starts in a cell
-/// outside the box (never solid) and enters the box through its exact tie
-/// logic; when the ray starts inside, the walk starts exactly at `t_min`.
-pub(crate) fn clip_cells(
-    grid: &Grid<3>,
-    ray: &Ray,
-    range: Interval,
-    lo_cell: IVec3,
-    hi_cell: IVec3,
-) -> Option<Interval> {
-    if !ray.is_valid() || range.is_empty() {
-        return None;
-    }
-    let (mut t0, mut t1) = (f64::from(range.min), f64::from(range.max));
-    for a in 0..3 {
-        let size = f64::from(grid.cell_size[a]);
-        let lo = f64::from(grid.origin[a]) + (f64::from(lo_cell[a]) - 1.0) * size;
-        let hi = f64::from(grid.origin[a]) + (f64::from(hi_cell[a]) + 2.0) * size;
-        let (o, d) = (f64::from(ray.origin[a]), f64::from(ray.dir[a]));
-        if d == 0.0 {
-            if !(lo <= o && o < hi) {
-                return None;
-            }
-            continue;
-        }
-        // One reciprocal per axis: one more rounding, still a few ulps.
-        let inv = 1.0 / d;
-        let (n, f) = if d > 0.0 { (lo, hi) } else { (hi, lo) };
-        t0 = t0.max((n - o) * inv);
-        t1 = t1.min((f - o) * inv);
-    }
-    let overlaps = t0 <= t1; // false for NaN
-    if !overlaps {
-        return None;
-    }
-    let start = if t0 == f64::from(range.min) { range.min } else { round_down(t0) };
-    let end = if t1 == f64::from(range.max) { range.max } else { round_up(t1) };
-    Some(Interval::new(start, end))
+    CastStart::Walk
 }
 
 /// The largest `f32` ≤ `x`.

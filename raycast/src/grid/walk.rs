@@ -55,19 +55,30 @@
 //! floor and then corrected by exact comparisons with its two planes.
 //!
 //! # Fast path
-//! One step: the smallest time `m` is surely alone (every other time is
-//! above `m + tol(m)`) and surely before the end, so exactly one axis steps.
-//! The choice of that axis and the add of its `Δ` are branch-free (compare
-//! masks, [`step_min`]); the filter only feeds a well-predicted branch.
-//! Anything else (a possible tie, the end, the cell limit) takes the exact
-//! slow path. The volumes drive this loop in place ([`GridWalk::drive`]) and
-//! skip empty blocks of `2^L` cells with a coarse walk on the same planes and
-//! the same filter ([`GridWalk::skip_empty`], [`GridWalk::skip_to`]).
+//! One step: the smallest time `m` is surely alone and surely before the
+//! end, so exactly one axis steps. The filter is a single comparison of
+//! the gap between the two smallest times with a tolerance that is *fixed*
+//! for a segment of the walk ([`GridWalk::renew`]: at most
+//! [`FAST_BUDGET`] fast steps and `m` up to about twice its value at the
+//! segment's start, so `tol_fix ≥ tol(m)` for every step of the segment),
+//! plus `m < t_fast_end` (the segment's end, and the walk's end with
+//! `tol_fix` to spare) and the budget's count: no per-step update of the
+//! tolerance. The choice of the axis, the add of its `Δ` and the ±1 of its
+//! cell are branch-free packed SSE2 operations on x86_64 ([`Hot::step`]:
+//! compare masks select `Δ` and the step); the filter only feeds a
+//! well-predicted branch. Anything else (a possible tie, the end, the cell
+//! limit, the end of a segment) takes the exact slow path, which then
+//! starts a new segment. The volumes drive this loop in place
+//! ([`GridWalk::drive`]) and skip empty blocks of `2^L` cells with a coarse
+//! walk on the same planes and the full filter ([`GridWalk::skip_empty`],
+//! [`GridWalk::skip_to`]); their walks are set up and clipped in one pass
+//! ([`GridWalk::in_box`]).
 //!
 //! Cell coordinates are limited to `[−2^29, 2^29)` (DESIGN asks for ±2^24):
 //! a walk starting outside is empty, and a walk ends where it would leave.
 
 use super::exact::{two_sum, Terms};
+use super::voxels::{round_down, round_up};
 use super::Grid;
 use crate::{Interval, Part, Ray};
 use glam::{IVec2, IVec3, Vec2, Vec3};
@@ -87,6 +98,13 @@ const KS0: f64 = 3.0 * 8.0 * U;
 
 /// Growth of `ks` per step: `3·16u` (module docs).
 const KS_STEP: f64 = 3.0 * 16.0 * U;
+
+/// Fast steps per segment of the walk ([`GridWalk::renew`]): a renewal
+/// costs about as much as 20 fast steps, and the segment's tolerance grows
+/// by `48u` per step of budget (4096 steps: `2·10^-12` relative), so a few
+/// thousand makes renewals cost well under 1% of a long walk and keeps the
+/// tolerance, hence the rate of exact slow steps, where it was.
+const FAST_BUDGET: u32 = 4096;
 
 /// Where a walk is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,7 +174,8 @@ pub struct GridWalk<const N: usize> {
     /// `fl(size / |d_hi|)`: the increment of `tn` per crossing (0 when `d = 0`).
     dt: [f64; N],
     /// `3·(8 + 16·S)·u` after `S` steps (module docs: the tolerance grows
-    /// with the number of incremental updates of `tn`).
+    /// with the number of incremental updates of `tn`). Fast steps are
+    /// folded in lazily ([`GridWalk::sync`]).
     ks: f64,
     /// `|t_min|`.
     atmin: f64,
@@ -169,8 +188,17 @@ pub struct GridWalk<const N: usize> {
     state: State,
     /// Bit `a`: the direction is negative on axis `a`.
     neg: u8,
-    /// `min(tn)`, kept up to date.
-    m: f64,
+    /// The fast path's fixed tolerance: at least `tol(m)` for every `m`
+    /// and step count the current segment allows ([`GridWalk::renew`]).
+    tol_fix: f64,
+    /// Fast steps need `m < t_fast_end` (the segment's end, and surely
+    /// before the walk's end with `tol_fix` to spare).
+    t_fast_end: f64,
+    /// Fast steps left in the segment's budget.
+    fast_left: u32,
+    /// The budget the segment started with (`fast_given − fast_left` fast
+    /// steps are not yet counted in `ks` and `remaining`).
+    fast_given: u32,
 }
 
 /// One step of a [`GridWalk`]: the cells entered at one `t`.
@@ -194,8 +222,6 @@ pub struct Step<const N: usize> {
 impl<const N: usize> GridWalk<N> {
     /// The walk of `o + t·(dh + dl)` over `range`; `dh + dl` is the exact
     /// direction (`dl = 0` for a ray, the rounding of `b − a` for a segment).
-    /// Inlined so that the walk is built in place in a volume's cast (no
-    /// copy of its ~300 bytes per ray).
     #[inline]
     fn build(
         grid: &Grid<N>,
@@ -205,7 +231,26 @@ impl<const N: usize> GridWalk<N> {
         range: Interval,
         supercover: bool,
     ) -> Self {
-        let mut w = Self {
+        let mut w = Self::blank(grid, o, dh, dl, range, supercover);
+        let finite = o.iter().all(|x| x.is_finite()) && dh.iter().chain(&dl).all(|x| x.is_finite());
+        if !finite || !range.min.is_finite() || range.is_empty() {
+            return w;
+        }
+        w.init();
+        w
+    }
+
+    /// A walk that is over before it starts, with the inputs stored.
+    #[inline(always)]
+    fn blank(
+        grid: &Grid<N>,
+        o: [f32; N],
+        dh: [f64; N],
+        dl: [f64; N],
+        range: Interval,
+        supercover: bool,
+    ) -> Self {
+        Self {
             cell: [0; N],
             step: [0; N],
             tn: [f64::INFINITY; N],
@@ -227,32 +272,41 @@ impl<const N: usize> GridWalk<N> {
             supercover,
             state: State::Done,
             neg: 0,
-            m: f64::INFINITY,
-        };
-        let finite = o.iter().all(|x| x.is_finite()) && dh.iter().chain(&dl).all(|x| x.is_finite());
-        if !finite || !range.min.is_finite() || range.is_empty() {
-            return w;
+            tol_fix: f64::INFINITY,
+            t_fast_end: f64::NEG_INFINITY,
+            fast_left: 0,
+            fast_given: 0,
         }
+    }
+
+    /// Sets up a [`GridWalk::blank`] walk with finite inputs and a non-empty
+    /// range with a finite start: start cell, times, tolerances, and
+    /// `State::Start` (or `Done` if the start cell is beyond the limit).
+    /// Uses `inv` when already set (non-zero) for a moving axis.
+    #[inline(always)]
+    fn init(&mut self) {
+        let w = self;
         let mut c_over_d = 0.0f64;
         for a in 0..N {
-            let Some(n) = start_cell(w.origin[a], w.size[a], w.o[a], dh[a], dl[a], range.min) else {
-                return w;
+            let Some(n) = start_cell(w.origin[a], w.size[a], w.o[a], w.dh[a], w.dl[a], w.t_min) else {
+                return;
             };
             w.cell[a] = n;
             w.c[a] = w.origin[a] - w.o[a];
-            if dh[a] != 0.0 {
-                w.step[a] = if dh[a] > 0.0 { 1 } else { -1 };
-                w.inv[a] = 1.0 / dh[a];
+            if w.dh[a] != 0.0 {
+                w.step[a] = if w.dh[a] > 0.0 { 1 } else { -1 };
+                if w.inv[a] == 0.0 {
+                    w.inv[a] = 1.0 / w.dh[a];
+                }
                 w.dt[a] = w.size[a] * w.inv[a].abs();
                 w.tn[a] = w.time(a);
-                c_over_d = c_over_d.max((w.c[a] * w.inv[a]).abs());
+                c_over_d = fmax(c_over_d, (w.c[a] * w.inv[a]).abs());
             }
         }
         // C = 2u·max|origin − o|/|d| (with one more rounding of slack); tolerance 3C.
         w.tol_c = 3.0 * (2.0 * U * c_over_d * (1.0 + 4.0 * U));
         w.neg = w.neg_mask();
-        w.m = w.min_tn();
-        let t_max = f64::from(range.max);
+        let t_max = f64::from(w.t_max);
         w.t_end_fast = if t_max == f64::INFINITY { t_max } else { t_max - w.tol(t_max) };
         for a in 0..N {
             // The plane whose crossing would leave [−CELL_LIMIT, CELL_LIMIT).
@@ -263,14 +317,66 @@ impl<const N: usize> GridWalk<N> {
             }
         }
         w.state = State::Start;
-        w
     }
 
     /// At most `max_steps` steps (the start step included); 0 gives none.
     #[must_use]
     pub fn max_steps(mut self, max_steps: u32) -> Self {
+        self.sync();
         self.remaining = max_steps;
+        if self.state == State::Walking {
+            self.renew();
+        }
         self
+    }
+
+    /// Counts the fast steps taken since the last [`GridWalk::renew`] in
+    /// `ks` and `remaining` (the slow paths read both).
+    #[inline(always)]
+    fn sync(&mut self) {
+        let used = self.fast_given - self.fast_left;
+        self.ks += KS_STEP * f64::from(used);
+        self.remaining -= used;
+        self.fast_given = self.fast_left;
+    }
+
+    /// Starts a fast segment from the current state (first counting the
+    /// fast steps of the last one, [`GridWalk::sync`]).
+    ///
+    /// A segment allows at most [`FAST_BUDGET`] fast steps and times
+    /// `m < seg_end = m₀ + max(|m₀| + |t_min|, FAST_BUDGET·min Δ)` (`m₀` the
+    /// next crossing now): long enough that renewals are rare (every
+    /// `FAST_BUDGET` steps, or when `|m|` about doubles), short enough that
+    /// the fixed tolerance stays near `tol(m)`. Every `m` a fast step sees
+    /// lies in `[t_min − err, seg_end]` (next crossings follow the start;
+    /// `err ≤ tol/3 ≤ 10^-4·(|m| + |t_min|) + tol_c/3` for fewer than 2^32
+    /// steps), so `|m| ≤ M = max(|seg_end|, 1.0001·|t_min| + tol_c)` and
+    /// `tol(m) ≤ tol_c + ks(S + budget)·(M + |t_min|)`; the factor
+    /// `1 + 10^-9` covers the few roundings of that bound. A fast step also
+    /// needs `m < fl(t_end_fast − 2·tol_fix)`, so its crossing is surely
+    /// before the walk's end: the subtraction's rounding is below
+    /// `u·M ≤ tol_fix / 24` (when the bound matters, it lies in the range of
+    /// `m` above, and `tol_fix ≥ 24u·M`).
+    #[inline]
+    fn renew(&mut self) {
+        self.sync();
+        let budget = FAST_BUDGET.min(self.remaining);
+        self.fast_left = budget;
+        self.fast_given = budget;
+        let m = self.min_tn();
+        let mut dt_min = f64::INFINITY;
+        for a in 0..N {
+            if self.step[a] != 0 {
+                dt_min = fmin(dt_min, self.dt[a]);
+            }
+        }
+        let seg_end = m + fmax(m.abs() + self.atmin, f64::from(FAST_BUDGET) * dt_min);
+        let mb = fmax(seg_end.abs(), 1.0001 * self.atmin + self.tol_c);
+        let ks = self.ks + KS_STEP * f64::from(budget);
+        self.tol_fix = (self.tol_c + ks * (mb + self.atmin)) * (1.0 + 1e-9);
+        let end = fmin(seg_end, self.t_end_fast - 2.0 * self.tol_fix);
+        // m = ∞ (nothing moves) or anything not finite: no fast steps.
+        self.t_fast_end = if m.is_finite() && end.is_finite() { end } else { f64::NEG_INFINITY };
     }
 
     /// The next plane of axis `a` (exact integer in `f64`).
@@ -410,7 +516,7 @@ impl<const N: usize> GridWalk<N> {
     /// Time the walk leaves the current cell (approximate), at most `t_max`.
     #[inline(always)]
     fn exit_time(&self, t: f32) -> f32 {
-        let e = fmin(self.m, f64::from(self.t_max)) as f32;
+        let e = fmin(self.min_tn(), f64::from(self.t_max)) as f32;
         if e < t {
             t
         } else {
@@ -418,11 +524,14 @@ impl<const N: usize> GridWalk<N> {
         }
     }
 
-    /// Finishes the walk (`remaining = 0` also stops [`GridWalk::advance`]).
+    /// Finishes the walk (`remaining = 0` also stops [`GridWalk::try_fast`]).
     #[cold]
     fn finish(&mut self) -> (u8, f64) {
         self.state = State::Done;
         self.remaining = 0;
+        self.fast_left = 0;
+        self.fast_given = 0;
+        self.t_fast_end = f64::NEG_INFINITY;
         (0, 0.0)
     }
 
@@ -434,45 +543,44 @@ impl<const N: usize> GridWalk<N> {
             return false;
         }
         self.state = State::Walking;
+        self.sync();
         self.remaining -= 1;
+        self.renew();
         true
     }
 
-    /// One crossing step after the start step: the axes crossed (0 when the
-    /// walk is over) and the approximate `t` of the crossing (clamp it to
-    /// the range, see [`GridWalk::step_t`]). The new main cell is `self.cell`.
+    /// The fast step after the start step, if it applies: the axis crossed
+    /// and the approximate `t` of the crossing (clamp it to the range, see
+    /// [`GridWalk::step_t`]); the new main cell is `self.cell`. Otherwise
+    /// [`GridWalk::advance_slow_in_place`] takes the step.
     ///
-    /// Fast path: the smallest time `m` is surely alone (every other axis's
-    /// time is above `m + tol(m)`) and surely before the walk's end, so the
-    /// order is exact without further work: one axis steps and its time is
-    /// recomputed from the plane index (no accumulated error).
+    /// Fast path ([`Hot::step`]): the smallest time `m` is surely alone (the
+    /// next one is more than `tol_fix` later) and surely before the
+    /// segment's and the walk's end, so the order is exact without further
+    /// work and one axis steps, its time advanced by `Δ`.
     #[inline(always)]
-    pub(crate) fn advance(&mut self) -> (u8, f64) {
-        let m = self.m;
-        let lim = m + self.tol(m);
-        let cand = below(&self.tn, lim);
-        // The axis to step, from direct comparisons of the times (not from
-        // `lim`), so that the loop-carried chain is compare → mask → add;
-        // the filter below only feeds a well-predicted branch. When the
-        // filter passes, this is the single candidate.
-        let (sel, tn) = step_min(&self.tn, &self.dt);
-        // `lim < t_end_fast` is false for m = +∞ (no moving axis) and NaN.
-        if cand & cand.wrapping_sub(1) == 0 && lim < self.t_end_fast && self.remaining != 0 {
-            for a in 0..N {
-                self.cell[a] += self.step[a] & -i32::from((sel >> a) & 1);
-            }
-            self.tn = tn;
-            self.m = self.min_tn();
-            self.ks += KS_STEP;
-            self.remaining -= 1;
-            return (cand, m);
+    fn try_fast(&mut self) -> Option<(u8, f64)> {
+        let k = Consts::new(&self.dt, &self.step);
+        let (next, sel, m, gap) = Hot::new(&self.tn, &self.cell).step(&k);
+        // `gap > tol_fix` is false for NaN (two infinite times); `m <
+        // t_fast_end` for m = +∞ (no moving axis).
+        if gap > self.tol_fix && m < self.t_fast_end && self.fast_left != 0 {
+            self.cell = next.cell();
+            self.tn = next.times();
+            self.fast_left -= 1;
+            return Some((sel, m));
         }
-        // By value, so that the walk's address never escapes the caller's
-        // loop and its fields can live in registers (an `&mut self` call,
-        // even a cold one, pins the whole walk to memory).
-        // Field by field (not a block copy), so that the walk's address
-        // never escapes the caller's loop and its fields can live in
-        // registers; only the hot fields come back.
+        None
+    }
+
+    /// A step after the start step when the fast one does not apply: the
+    /// axes crossed (0 when the walk is over) and the approximate `t`.
+    #[inline(always)]
+    fn advance_slow_in_place(&mut self) -> (u8, f64) {
+        // By value, field by field (not a block copy), so that the walk's
+        // address never escapes the caller's loop and its fields can live
+        // in registers (an `&mut self` call, even a cold one, pins the whole
+        // walk to memory); only the hot fields come back.
         let (hot, axes, t) = slow_by_value(GridWalk {
             cell: self.cell,
             step: self.step,
@@ -495,54 +603,63 @@ impl<const N: usize> GridWalk<N> {
             supercover: self.supercover,
             state: self.state,
             neg: self.neg,
-            m: self.m,
+            tol_fix: self.tol_fix,
+            t_fast_end: self.t_fast_end,
+            fast_left: self.fast_left,
+            fast_given: self.fast_given,
         });
-        (self.cell, self.tn, self.m, self.ks, self.remaining, self.state) = hot;
+        (
+            self.cell,
+            self.tn,
+            self.ks,
+            self.remaining,
+            self.state,
+            self.tol_fix,
+            self.t_fast_end,
+            self.fast_left,
+            self.fast_given,
+        ) = hot;
         (axes, t)
     }
 
     /// Runs the crossing steps (after [`GridWalk::begin`]) with the walk's
     /// hot state in locals (registers), calling `visit(axes, t, cell)` for
-    /// each: `axes` and `t` as from [`GridWalk::advance`], `cell` the new
+    /// each: `axes` and `t` as from [`GridWalk::try_fast`], `cell` the new
     /// main cell. Returns [`Flow::End`] when the walk is over, or what
     /// `visit` answered other than [`Flow::Go`] (the walk is then saved and
     /// can be driven again, e.g. after [`GridWalk::skip_empty`]).
     ///
-    /// The fast path is [`GridWalk::advance`]'s, with branch-free updates:
-    /// the loop-carried chain per step is compare → mask → add. Fast steps
-    /// are not counted against `max_steps` (the slow path still counts):
-    /// the volumes walk with `max_steps(u32::MAX)`, more than the `3·2^30`
-    /// steps any walk within [`CELL_LIMIT`] can take.
+    /// The fast path is [`GridWalk::try_fast`]'s, on the packed state
+    /// ([`Hot`]) kept in registers: the loop-carried chain per step is
+    /// compare → mask → add. Fast steps count against `max_steps` per
+    /// segment ([`GridWalk::sync`]); the volumes walk with `u32::MAX`
+    /// steps, more than the `3·2^30` any walk within [`CELL_LIMIT`] can take.
     #[inline(always)]
     pub(crate) fn drive(&mut self, mut visit: impl FnMut(u8, f64, [i32; N]) -> Flow) -> Flow {
-        let (step, dt) = (self.step, self.dt);
-        let (tol_c, atmin, t_end) = (self.tol_c, self.atmin, self.t_end_fast);
-        let (mut cell, mut tn) = (self.cell, self.tn);
-        let (mut m, mut ks) = (self.m, self.ks);
+        let k = Consts::new(&self.dt, &self.step);
+        let mut h = Hot::new(&self.tn, &self.cell);
+        let mut left = self.fast_left;
+        let (mut tol, mut end) = (self.tol_fix, self.t_fast_end);
         loop {
-            let lim = m + (tol_c + ks * (m.abs() + atmin));
-            let cand = below(&tn, lim);
-            let (sel, stepped) = step_min(&tn, &dt);
+            let (next, sel, m, gap) = h.step(&k);
             let (axes, t);
-            if cand & cand.wrapping_sub(1) == 0 && lim < t_end {
-                for a in 0..N {
-                    cell[a] += step[a] & -i32::from((sel >> a) & 1);
-                }
-                tn = stepped;
-                (axes, t) = (cand, m);
-                m = fmin_all(&tn);
-                ks += KS_STEP;
+            if gap > tol && m < end && left != 0 {
+                h = next;
+                left -= 1;
+                (axes, t) = (sel, m);
             } else {
-                (self.cell, self.tn, self.m, self.ks) = (cell, tn, m, ks);
+                (self.cell, self.tn, self.fast_left) = (h.cell(), h.times(), left);
                 (axes, t) = self.advance_slow();
                 if axes == 0 {
                     return Flow::End;
                 }
-                (cell, tn, m, ks) = (self.cell, self.tn, self.m, self.ks);
+                h = Hot::new(&self.tn, &self.cell);
+                left = self.fast_left;
+                (tol, end) = (self.tol_fix, self.t_fast_end);
             }
-            let flow = visit(axes, t, cell);
+            let flow = visit(axes, t, h.cell());
             if flow != Flow::Go {
-                (self.cell, self.tn, self.m, self.ks) = (cell, tn, m, ks);
+                (self.cell, self.tn, self.fast_left) = (h.cell(), h.times(), left);
                 return flow;
             }
         }
@@ -554,14 +671,16 @@ impl<const N: usize> GridWalk<N> {
         self.neg
     }
 
-    /// [`GridWalk::advance`] when two crossings may tie, the end may be
+    /// [`GridWalk::try_fast`] when two crossings may tie, the end may be
     /// reached, or the walk is over: exact comparisons decide.
     #[inline(always)]
     fn advance_slow(&mut self) -> (u8, f64) {
-        if self.remaining == 0 || self.m == f64::INFINITY {
+        self.sync();
+        let m = self.min_tn();
+        if self.remaining == 0 || m == f64::INFINITY {
             return self.finish();
         }
-        let lim = self.m + self.tol(self.m);
+        let lim = m + self.tol(m);
         let candidates = below(&self.tn, lim);
         let Some(group) = self.exact_group(candidates) else {
             return self.finish();
@@ -578,14 +697,23 @@ impl<const N: usize> GridWalk<N> {
                 self.tn[a] = self.time(a);
             }
         }
-        self.m = self.min_tn();
         self.ks += KS_STEP;
         self.remaining -= 1;
+        // The step used one unit of the segment's budget (its `tol_fix`
+        // allows `budget` steps of any kind); a new segment only when the
+        // budget is spent or the next crossing is past the segment's end,
+        // so that a walk of ties (all slow) does not renew at every step.
+        if self.fast_left == 0 || self.min_tn() >= self.t_fast_end {
+            self.renew();
+        } else {
+            self.fast_left -= 1;
+            self.fast_given -= 1;
+        }
         (axes, t)
     }
 
     /// The `f32` time of a crossing at approximate time `t` (from
-    /// [`GridWalk::advance`]), clamped to the walk's range.
+    /// [`GridWalk::try_fast`]), clamped to the walk's range.
     #[inline(always)]
     pub(crate) fn step_t(&self, t: f64) -> f32 {
         // Plain compares (t is never NaN here): two instructions, no panic path.
@@ -598,7 +726,7 @@ impl<const N: usize> GridWalk<N> {
         }
     }
 
-    /// The step [`GridWalk::advance`] just made (`axes = 0`: the start step).
+    /// The step [`GridWalk::try_fast`] just made (`axes = 0`: the start step).
     #[inline(always)]
     pub(crate) fn make_step(&self, axes: u8, t: f32) -> Step<N> {
         Step { t, t_exit: self.exit_time(t), cell: self.cell, axes, neg: self.neg }
@@ -608,6 +736,18 @@ impl<const N: usize> GridWalk<N> {
     #[inline(always)]
     pub(crate) fn cell(&self) -> [i32; N] {
         self.cell
+    }
+
+    /// True once the start step is taken and until the walk is over.
+    #[inline(always)]
+    pub(crate) fn is_walking(&self) -> bool {
+        self.state == State::Walking
+    }
+
+    /// The start of the walk's range.
+    #[inline(always)]
+    pub(crate) fn t_min(&self) -> f32 {
+        self.t_min
     }
 
     /// Moves the walk to its state at time `ts` (all crossings before `ts`
@@ -620,6 +760,7 @@ impl<const N: usize> GridWalk<N> {
     /// (its time and its predecessor's are farther than `tol` from `ts`),
     /// or moved by exact comparisons ([`Terms`]) when either is closer.
     pub(crate) fn skip_to(&mut self, ts: f64) {
+        self.sync();
         if !ts.is_finite() {
             return;
         }
@@ -665,7 +806,7 @@ impl<const N: usize> GridWalk<N> {
             self.cell[a] = if s > 0.0 { n as i32 - 1 } else { n as i32 };
             self.tn[a] = self.time(a);
         }
-        self.m = self.min_tn();
+        self.renew();
     }
 
     /// Skips blocks of `2^L` cells per axis (block `k` holds cells
@@ -689,6 +830,7 @@ impl<const N: usize> GridWalk<N> {
         base: [i32; N],
         mut empty: impl FnMut([i32; N]) -> bool,
     ) -> bool {
+        self.sync();
         let mut kb = [0i32; N];
         let mut plane = [0.0f64; N];
         let mut tc = [f64::INFINITY; N];
@@ -751,87 +893,235 @@ fn below<const N: usize>(t: &[f64; N], lim: f64) -> u8 {
 }
 
 /// [`GridWalk::advance_slow`] on a copy, returned with the walk (see
-/// [`GridWalk::advance`]).
+/// [`GridWalk::try_fast`]).
 #[cold]
 #[inline(never)]
 #[allow(clippy::type_complexity)] // the hot fields, named at the one call
 fn slow_by_value<const N: usize>(
     mut w: GridWalk<N>,
-) -> (([i32; N], [f64; N], f64, f64, u32, State), u8, f64) {
+) -> (([i32; N], [f64; N], f64, u32, State, f64, f64, u32, u32), u8, f64) {
     let (axes, t) = w.advance_slow();
-    ((w.cell, w.tn, w.m, w.ks, w.remaining, w.state), axes, t)
+    ((w.cell, w.tn, w.ks, w.remaining, w.state, w.tol_fix, w.t_fast_end, w.fast_left, w.fast_given), axes, t)
 }
 
-/// The smallest of the times.
-#[inline(always)]
-fn fmin_all<const N: usize>(t: &[f64; N]) -> f64 {
-    let mut m = t[0];
-    for x in &t[1..] {
-        m = fmin(m, *x);
-    }
-    m
-}
-
-/// The axis with the smallest time (bit `a` of the result; the first on
-/// equal times, which the fast path never sees) and the times with that
-/// axis advanced by its `dt`. Branch-free: the compare masks select `dt`
-/// by a bitwise and, so the loop-carried chain is compare → and → add.
+/// The hot state of a walk (next-crossing times and main cell) in the form
+/// the fast step works on, and its per-walk constants ([`Consts`]).
+///
+/// On x86_64 the times are packed as `[t0, t1]` and `[t2, t2]` (`+∞` in 2D)
+/// and the cells as 64-bit lanes (`[c0, c1]`, `[c2, c2]`; the low 32 bits
+/// are the `i32` cell), so that a step is a few packed compares, and-masks
+/// and adds: the compare masks select both `Δ` (times) and the ±1 step
+/// (cells), with no transfer to integer registers but the axis bits.
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn step_min<const N: usize>(t: &[f64; N], dt: &[f64; N]) -> (u8, [f64; N]) {
-    use std::arch::x86_64::*;
-    // SAFETY: SSE2 is part of the x86_64 baseline; only register operations.
-    // The compare intrinsics keep the selection in vector masks, which the
-    // optimiser cannot turn back into (mispredicted) branches.
-    unsafe {
-        let v = t.map(|x| _mm_set_sd(x));
-        let d = dt.map(|x| _mm_set_sd(x));
-        let ones = _mm_castsi128_pd(_mm_set1_epi32(-1));
-        let mut s = [ones; N];
-        if N == 2 {
-            let m01 = _mm_cmple_sd(v[0], v[1]);
-            s[0] = m01;
-            s[1] = _mm_andnot_pd(m01, ones);
-        } else {
-            let m01 = _mm_cmple_sd(v[0], v[1]);
-            let m02 = _mm_cmple_sd(v[0], v[2]);
-            let m12 = _mm_cmple_sd(v[1], v[2]);
-            s[0] = _mm_and_pd(m01, m02);
-            s[1] = _mm_andnot_pd(m01, m12);
-            s[2] = _mm_andnot_pd(_mm_or_pd(m02, m12), ones);
+#[derive(Clone, Copy)]
+struct Hot<const N: usize> {
+    a: std::arch::x86_64::__m128d,
+    b: std::arch::x86_64::__m128d,
+    c01: std::arch::x86_64::__m128i,
+    c2: std::arch::x86_64::__m128i,
+}
+
+/// The per-walk constants of a [`Hot`] step: `Δ` and the ±1 step per axis,
+/// packed like the state.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct Consts {
+    d01: std::arch::x86_64::__m128d,
+    d22: std::arch::x86_64::__m128d,
+    s01: std::arch::x86_64::__m128i,
+    s22: std::arch::x86_64::__m128i,
+}
+
+// SAFETY (every `unsafe` block below): SSE2 is part of the x86_64
+// baseline, and the intrinsics only operate on registers.
+#[cfg(target_arch = "x86_64")]
+impl Consts {
+    #[inline(always)]
+    fn new<const N: usize>(dt: &[f64; N], step: &[i32; N]) -> Self {
+        use std::arch::x86_64::*;
+        let (d2, s2) = if N == 3 { (dt[N - 1], step[N - 1]) } else { (0.0, 0) };
+        unsafe {
+            Self {
+                d01: _mm_set_pd(dt[1], dt[0]),
+                d22: _mm_set1_pd(d2),
+                s01: _mm_set_epi64x(i64::from(step[1]), i64::from(step[0])),
+                s22: _mm_set1_epi64x(i64::from(s2)),
+            }
         }
-        let mut out = [0.0; N];
-        let mut sel = 0u8;
-        for a in 0..N {
-            out[a] = _mm_cvtsd_f64(_mm_add_sd(v[a], _mm_and_pd(s[a], d[a])));
-            sel |= ((_mm_movemask_pd(s[a]) & 1) as u8) << a;
-        }
-        (sel, out)
     }
 }
 
-/// Portable [`step_min`] (x86_64 uses SSE2 masks).
-#[cfg(not(target_arch = "x86_64"))]
-#[inline(always)]
-fn step_min<const N: usize>(t: &[f64; N], dt: &[f64; N]) -> (u8, [f64; N]) {
-    let sel = if N == 2 {
-        if t[0] <= t[1] {
-            1
-        } else {
-            2
+#[cfg(target_arch = "x86_64")]
+impl<const N: usize> Hot<N> {
+    #[inline(always)]
+    fn new(tn: &[f64; N], cell: &[i32; N]) -> Self {
+        use std::arch::x86_64::*;
+        let (t2, c2) = if N == 3 { (tn[N - 1], cell[N - 1]) } else { (f64::INFINITY, 0) };
+        unsafe {
+            Self {
+                a: _mm_set_pd(tn[1], tn[0]),
+                b: _mm_set1_pd(t2),
+                c01: _mm_set_epi64x(i64::from(cell[1]), i64::from(cell[0])),
+                c2: _mm_set1_epi64x(i64::from(c2)),
+            }
         }
-    } else {
-        let c01 = t[0] <= t[1];
-        let c02 = t[0] <= t[2];
-        let c12 = t[1] <= t[2];
-        u8::from(c01 & c02) | u8::from(!c01 & c12) << 1 | u8::from(!c02 & !c12) << 2
-    };
-    let mut out = *t;
-    for a in 0..N {
-        let mask = 0u64.wrapping_sub(u64::from((sel >> a) & 1));
-        out[a] += f64::from_bits(dt[a].to_bits() & mask);
     }
-    (sel, out)
+
+    /// The times as an array.
+    #[inline(always)]
+    fn times(&self) -> [f64; N] {
+        use std::arch::x86_64::*;
+        let mut t = [0.0; N];
+        unsafe {
+            t[0] = _mm_cvtsd_f64(self.a);
+            t[1] = _mm_cvtsd_f64(_mm_unpackhi_pd(self.a, self.a));
+            if N == 3 {
+                t[N - 1] = _mm_cvtsd_f64(self.b);
+            }
+        }
+        t
+    }
+
+    /// The main cell as an array.
+    #[inline(always)]
+    fn cell(&self) -> [i32; N] {
+        use std::arch::x86_64::*;
+        let mut c = [0; N];
+        unsafe {
+            c[0] = _mm_cvtsi128_si32(self.c01);
+            c[1] = _mm_cvtsi128_si32(_mm_shuffle_epi32::<2>(self.c01));
+            if N == 3 {
+                c[N - 1] = _mm_cvtsi128_si32(self.c2);
+            }
+        }
+        c
+    }
+
+    /// The fast step's candidate, branch-free: `(next, sel, m, gap)` with
+    /// `m` the smallest time, `gap` the second smallest minus `m` (`+∞`
+    /// when only one axis moves, NaN when none does), `sel` the bits of the
+    /// axes whose time is `m` and `next` the state with those axes stepped
+    /// (times advanced by `Δ`, cells by ±1). When `gap > 0` the minimum is
+    /// unique and `sel` is its axis alone; the caller uses `next` only when
+    /// `gap > tol_fix`. The loop-carried chain is compare → and → add.
+    #[inline(always)]
+    fn step(&self, k: &Consts) -> (Self, u8, f64, f64) {
+        use std::arch::x86_64::*;
+        unsafe {
+            let (a, b) = (self.a, self.b);
+            let s = _mm_shuffle_pd::<1>(a, a);
+            let mn = _mm_min_pd(a, s);
+            let mx = _mm_max_pd(a, s);
+            let c_ab = _mm_cmple_pd(a, s);
+            if N == 2 {
+                let next = Self {
+                    a: _mm_add_pd(a, _mm_and_pd(c_ab, k.d01)),
+                    b,
+                    c01: _mm_add_epi64(self.c01, _mm_and_si128(_mm_castpd_si128(c_ab), k.s01)),
+                    c2: self.c2,
+                };
+                let gap = _mm_cvtsd_f64(_mm_sub_sd(mx, mn));
+                (next, _mm_movemask_pd(c_ab) as u8, _mm_cvtsd_f64(mn), gap)
+            } else {
+                let sel01 = _mm_and_pd(c_ab, _mm_cmple_pd(a, b));
+                let sel2 = _mm_cmplt_pd(b, mn);
+                let next = Self {
+                    a: _mm_add_pd(a, _mm_and_pd(sel01, k.d01)),
+                    b: _mm_add_pd(b, _mm_and_pd(sel2, k.d22)),
+                    c01: _mm_add_epi64(self.c01, _mm_and_si128(_mm_castpd_si128(sel01), k.s01)),
+                    c2: _mm_add_epi64(self.c2, _mm_and_si128(_mm_castpd_si128(sel2), k.s22)),
+                };
+                // Smallest and second smallest of three: min(mn, t2) and
+                // max(mn, min(max(t0, t1), t2)).
+                let m = _mm_min_sd(mn, b);
+                let med = _mm_max_sd(mn, _mm_min_sd(mx, b));
+                let gap = _mm_cvtsd_f64(_mm_sub_sd(med, m));
+                let sel = _mm_movemask_pd(sel01) | (_mm_movemask_pd(sel2) << 1 & 4);
+                (next, sel as u8, _mm_cvtsd_f64(m), gap)
+            }
+        }
+    }
+}
+
+/// Portable [`Hot`]: the arrays themselves.
+#[cfg(not(target_arch = "x86_64"))]
+#[derive(Clone, Copy)]
+struct Hot<const N: usize> {
+    tn: [f64; N],
+    cell: [i32; N],
+}
+
+/// Portable [`Consts`].
+#[cfg(not(target_arch = "x86_64"))]
+#[derive(Clone, Copy)]
+struct Consts {
+    dt: [f64; 3],
+    step: [i32; 3],
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+impl Consts {
+    #[inline(always)]
+    fn new<const N: usize>(dt: &[f64; N], step: &[i32; N]) -> Self {
+        let mut k = Self { dt: [0.0; 3], step: [0; 3] };
+        k.dt[..N].copy_from_slice(dt);
+        k.step[..N].copy_from_slice(step);
+        k
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+impl<const N: usize> Hot<N> {
+    #[inline(always)]
+    fn new(tn: &[f64; N], cell: &[i32; N]) -> Self {
+        Self { tn: *tn, cell: *cell }
+    }
+
+    #[inline(always)]
+    fn times(&self) -> [f64; N] {
+        self.tn
+    }
+
+    #[inline(always)]
+    fn cell(&self) -> [i32; N] {
+        self.cell
+    }
+
+    /// See the x86_64 version.
+    #[inline(always)]
+    fn step(&self, k: &Consts) -> (Self, u8, f64, f64) {
+        let t = &self.tn;
+        let (sel, m, gap) = if N == 2 {
+            (if t[0] <= t[1] { 1 } else { 2 }, fmin(t[0], t[1]), (t[0] - t[1]).abs())
+        } else {
+            let c01 = t[0] <= t[1];
+            let c02 = t[0] <= t[2];
+            let c12 = t[1] <= t[2];
+            let sel = u8::from(c01 & c02) | u8::from(!c01 & c12) << 1 | u8::from(!c02 & !c12) << 2;
+            let (lo, hi) = if c01 { (t[0], t[1]) } else { (t[1], t[0]) };
+            let m = fmin(lo, t[2]);
+            let med = fmax(lo, fmin(hi, t[2]));
+            (sel, m, med - m)
+        };
+        let mut next = *self;
+        for a in 0..N {
+            let bit = (sel >> a) & 1;
+            let mask = 0u64.wrapping_sub(u64::from(bit));
+            next.tn[a] += f64::from_bits(k.dt[a].to_bits() & mask);
+            next.cell[a] += k.step[a] & -i32::from(bit);
+        }
+        (next, sel, m, gap)
+    }
+}
+
+/// `max(a, b)` without NaN handling (see [`fmin`]).
+#[inline(always)]
+fn fmax(a: f64, b: f64) -> f64 {
+    if b > a {
+        b
+    } else {
+        a
+    }
 }
 
 /// `min(a, b)` without the NaN handling of `f64::min` (the walk's times
@@ -856,7 +1146,10 @@ impl<const N: usize> Iterator for GridWalk<N> {
             }
             return Some(self.make_step(0, self.t_min));
         }
-        let (axes, t) = self.advance();
+        if let Some((axes, t)) = self.try_fast() {
+            return Some(self.make_step(axes, self.step_t(t)));
+        }
+        let (axes, t) = self.advance_slow_in_place();
         if axes == 0 {
             return None;
         }
@@ -868,23 +1161,37 @@ impl<const N: usize> std::iter::FusedIterator for GridWalk<N> {}
 
 /// The cell index `n` with `origin + n·size ≤ o + t0·(dh + dl) < origin + (n+1)·size`,
 /// exactly; `None` if it is outside `[-CELL_LIMIT, CELL_LIMIT)` or not finite.
+#[inline(always)]
 pub(crate) fn start_cell(origin: f64, size: f64, o: f64, dh: f64, dl: f64, t0: f32) -> Option<i32> {
+    let t0f = t0;
     let t0 = f64::from(t0);
-    let x = ((o + t0 * dh) - origin) / size;
+    // One division: x and err are scaled by fl(1/size), which adds two
+    // roundings (the reciprocal, the product) to x's error below.
+    let inv = 1.0 / size;
+    let x = ((o + t0 * dh) - origin) * inv;
     let limit = f64::from(CELL_LIMIT);
     let in_range = x.abs() <= limit + 2.0; // false for NaN
     if !in_range {
         return None;
     }
-    let mut n = floor_i64(x);
-    // Filter: x carries at most 4 roundings of |o| + |t0·dh| + |origin| (plus
-    // the ignored t0·dl); with twice that margin from the nearest integer the
-    // floor is exact and the planes need no exact test.
-    let err = 8.0 * U * (o.abs() + (t0 * dh).abs() + origin.abs()) / size + 2.0 * (t0 * dl).abs() / size;
+    let n = floor_i64(x);
+    // Filter: x carries at most 5 roundings of (|o| + |t0·dh| + |origin|)/size
+    // (plus the ignored t0·dl); with 8 (the margin covers err's own
+    // roundings) the floor is exact and the planes need no exact test.
+    let err = (8.0 * U * (o.abs() + (t0 * dh).abs() + origin.abs()) + 2.0 * (t0 * dl).abs()) * inv;
     let frac = x - n as f64;
     if frac > err && 1.0 - frac > err && (-i64::from(CELL_LIMIT)..i64::from(CELL_LIMIT)).contains(&n) {
         return Some(n as i32);
     }
+    start_cell_exact(origin, size, o, dh, dl, t0f, n)
+}
+
+/// [`start_cell`] near a plane: the floor `n` of the `f64` estimate is
+/// corrected by exact comparisons with the planes (out of line: rare).
+#[cold]
+#[inline(never)]
+fn start_cell_exact(origin: f64, size: f64, o: f64, dh: f64, dl: f64, t0: f32, mut n: i64) -> Option<i32> {
+    let t0 = f64::from(t0);
     // sign(origin + k·size − o − t0·d): is plane k after the point?
     let plane_vs_point = |k: i64| {
         let mut terms: Terms = Terms::new();
@@ -924,6 +1231,71 @@ fn exact_diff<const N: usize>(a: [f32; N], b: [f32; N]) -> ([f64; N], [f64; N]) 
 }
 
 impl GridWalk<3> {
+    /// The supercover walk of `ray` over `range` clipped to the box of cells
+    /// `[lo_cell, hi_cell]` grown by half a cell, with its start step taken
+    /// ([`GridWalk::begin`]) and no step limit; over (`!is_walking()`) when
+    /// the ray misses that box or is not valid.
+    ///
+    /// The clip is fused with the setup so that the reciprocals `1/d` are
+    /// computed once. Each slab time `(plane − o)·fl(1/d)` is moved outward
+    /// by `8u·M·|1/d|` (`M = |o| + |origin| + (|lo| + |hi| + 2)·size`
+    /// bounds every magnitude involved: two roundings in the plane, one in
+    /// the difference, the reciprocal, the product and the move itself, 6u
+    /// in all), so the clipped range surely covers the grown box; the start
+    /// is rounded down and the end up to `f32`, which only widens it. The
+    /// walk thus starts (unless the ray starts inside) at least half a cell
+    /// before the solid cells' box, in a cell outside it, and enters the
+    /// box through its exact tie logic. Half a cell rather than a whole one:
+    /// the start point then lies mid-cell, where the start cell's `f64`
+    /// floor is certain (no exact fallback in [`start_cell`]).
+    #[inline(always)]
+    pub(crate) fn in_box(
+        grid: &Grid<3>,
+        ray: &Ray,
+        range: Interval,
+        lo_cell: [i32; 3],
+        hi_cell: [i32; 3],
+    ) -> Self {
+        let o = ray.origin.to_array();
+        let dh = ray.dir.to_array().map(f64::from);
+        let mut w = Self::blank(grid, o, dh, [0.0; 3], range, true);
+        w.remaining = u32::MAX;
+        if !ray.is_valid() || range.is_empty() {
+            return w;
+        }
+        let (mut t0, mut t1) = (f64::from(range.min), f64::from(range.max));
+        for a in 0..3 {
+            let size = w.size[a];
+            let (lc, hc) = (f64::from(lo_cell[a]), f64::from(hi_cell[a]));
+            let lo = w.origin[a] + (lc - 0.5) * size;
+            let hi = w.origin[a] + (hc + 1.5) * size;
+            let (o, d) = (w.o[a], dh[a]);
+            if d == 0.0 {
+                if !(lo <= o && o < hi) {
+                    return w;
+                }
+                continue;
+            }
+            let inv = 1.0 / d;
+            w.inv[a] = inv;
+            let mag = o.abs() + w.origin[a].abs() + (lc.abs() + hc.abs() + 2.0) * size;
+            let slack = 8.0 * U * mag * inv.abs();
+            let (n, f) = if d > 0.0 { (lo, hi) } else { (hi, lo) };
+            t0 = fmax(t0, (n - o) * inv - slack);
+            t1 = fmin(t1, (f - o) * inv + slack);
+        }
+        let overlaps = t0 <= t1; // false for NaN
+        if !overlaps {
+            return w;
+        }
+        w.t_min = if t0 == f64::from(range.min) { range.min } else { round_down(t0) };
+        w.t_max = if t1 == f64::from(range.max) { range.max } else { round_up(t1) };
+        w.atmin = f64::from(w.t_min).abs();
+        w.init();
+        w.begin();
+        w
+    }
+
     /// The walk of `ray` over `range` through a 3D grid.
     #[inline]
     pub fn new(grid: &Grid<3>, ray: &Ray, range: Interval, supercover: bool) -> Self {
@@ -1199,5 +1571,138 @@ mod tests {
         let steps: Vec<_> = GridWalk::<3>::new(&g, &ray, Interval::new(0.0, 1.0), true).collect();
         let spans: Vec<_> = steps.iter().map(|s| (s.t, s.t_exit)).collect();
         assert_eq!(spans, [(0.0, 0.25), (0.25, 0.75), (0.75, 1.0)]);
+    }
+
+    /// `(t, cell, axes)` of every step with each crossing decided by the
+    /// exact slow path alone ([`GridWalk::advance_slow`] compares every
+    /// candidate within `tol` exactly), and how many steps that took.
+    fn slow_only<const N: usize>(mut w: GridWalk<N>) -> Vec<(f32, [i32; N], u8)> {
+        let mut out = Vec::new();
+        if !w.begin() {
+            return out;
+        }
+        out.push((w.t_min, w.cell, 0));
+        loop {
+            let (axes, t) = w.advance_slow();
+            if axes == 0 {
+                return out;
+            }
+            out.push((w.step_t(t), w.cell, axes));
+        }
+    }
+
+    /// The walk as the iterator takes it, with the number of fast steps.
+    fn counted<const N: usize>(mut w: GridWalk<N>) -> (Vec<(f32, [i32; N], u8)>, usize) {
+        let mut out = Vec::new();
+        let mut fast = 0;
+        if !w.begin() {
+            return (out, 0);
+        }
+        out.push((w.t_min, w.cell, 0));
+        loop {
+            let (axes, t) = match w.try_fast() {
+                Some(step) => {
+                    fast += 1;
+                    step
+                }
+                None => w.advance_slow_in_place(),
+            };
+            if axes == 0 {
+                return (out, fast);
+            }
+            out.push((w.step_t(t), w.cell, axes));
+        }
+    }
+
+    /// Same cells and axes in the same order; `t` within a few `f32` ulps
+    /// (the fast path adds `Δ`, the slow path recomputes from the plane).
+    fn same_walk<const N: usize>(a: &[(f32, [i32; N], u8)], b: &[(f32, [i32; N], u8)], ctx: &str) {
+        let cells = |v: &[(f32, [i32; N], u8)]| v.iter().map(|s| (s.1, s.2)).collect::<Vec<_>>();
+        assert_eq!(cells(a), cells(b), "{ctx}");
+        for (x, y) in a.iter().zip(b) {
+            assert!((x.0 - y.0).abs() <= 4.0 * f32::EPSILON * (1.0 + x.0.abs()), "{ctx}: {} vs {}", x.0, y.0);
+        }
+    }
+
+    #[test]
+    fn fast_path_decides_like_the_exact_path() {
+        // Every step of the fast walk (certified filter, fixed tolerance per
+        // segment) against the same walk decided exactly at every step:
+        // random rays, lattice rays (exact ties: the filter must send them
+        // to the exact path), far from the origin (large `C` term), and
+        // walks longer than a fast segment (renewals of the tolerance).
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut unit = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let (mut fast, mut total, mut lattice_slow) = (0usize, 0usize, 0usize);
+        for k in 0..400 {
+            let size = [vec3(1.0, 1.0, 1.0), vec3(0.5, 0.75, 1.25), vec3(0.1, 0.3, 0.7)][k % 3];
+            let origin = [Vec3::ZERO, vec3(0.25, -0.5, 3.0)][k % 2];
+            let g = Grid::<3>::new(size, origin);
+            let far = if k % 5 == 0 { 3.0e6 } else { 0.0 };
+            let lattice = k % 4 == 1;
+            let (o, d) = if lattice {
+                let o = origin + vec3((k % 7) as f32, (k % 5) as f32, (k % 3) as f32) * size;
+                let d = [vec3(1.0, 1.0, 1.0), vec3(-2.0, 1.0, 3.0), vec3(1.0, -1.0, 0.0)][k % 3];
+                (o + Vec3::splat(far), d * size)
+            } else {
+                let o = vec3(unit(), unit(), unit()) * 20.0 - 10.0 + Vec3::splat(far);
+                (o, vec3(unit(), unit(), unit()) * 8.0 - 4.0)
+            };
+            let len = if k % 50 == 0 { 2000.0 } else { 12.0 };
+            let ray = Ray::new(o, d);
+            for supercover in [true, false] {
+                let walk =
+                    GridWalk::<3>::new(&g, &ray, Interval::new(0.0, len), supercover).max_steps(u32::MAX);
+                let exact = slow_only(walk.clone());
+                let (got, f) = counted(walk);
+                same_walk(&got, &exact, &format!("{ray:?} size {size} origin {origin} {supercover}"));
+                fast += f;
+                total += got.len().saturating_sub(1);
+                if lattice && f + 1 < got.len() {
+                    lattice_slow += 1;
+                }
+            }
+            // 2D on the same inputs.
+            let g2 = Grid::<2>::new(size.truncate(), origin.truncate());
+            let walk = GridWalk::<2>::new(&g2, o.truncate(), d.truncate(), Interval::new(0.0, len), true)
+                .max_steps(u32::MAX);
+            let exact = slow_only(walk.clone());
+            let (got, f) = counted(walk);
+            same_walk(&got, &exact, &format!("2D {ray:?} size {size} origin {origin}"));
+            fast += f;
+            total += got.len().saturating_sub(1);
+        }
+        // Most steps are fast; lattice rays meet ties, which the fast path
+        // leaves to the exact one.
+        assert!(fast * 10 > total * 8, "{fast} of {total} steps fast");
+        assert!(lattice_slow > 50, "{lattice_slow}");
+    }
+
+    #[test]
+    fn max_steps_counts_fast_steps_across_segments() {
+        let g = Grid::<3>::default();
+        let ray = Ray::new(vec3(0.3, 0.6, 0.2), vec3(1.0, 0.77, 0.31));
+        let walk = || GridWalk::<3>::new(&g, &ray, Interval::new(0.0, 10_000.0), true);
+        let full = rest(walk().max_steps(u32::MAX));
+        assert!(full.len() > 3 * FAST_BUDGET as usize);
+        for k in [
+            1,
+            2,
+            3,
+            100,
+            FAST_BUDGET - 1,
+            FAST_BUDGET,
+            FAST_BUDGET + 1,
+            2 * FAST_BUDGET + 1,
+            3 * FAST_BUDGET,
+        ] {
+            let part = rest(walk().max_steps(k));
+            assert_eq!(part[..], full[..k as usize], "max_steps {k}");
+        }
     }
 }
