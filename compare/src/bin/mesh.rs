@@ -38,6 +38,9 @@
 //! and any-hit passes over a whole ray set are timed, the libraries taking
 //! turns in each of `--reps` rounds (default 5, the first round dropped as a
 //! warm-up); the table gives median Mrays/s and the ratios raycast / peer.
+//! Passes are timed in CPU time of the measuring thread
+//! (`raycast_compare::cpu_secs`, steady on a shared machine), builds in
+//! wall time (they may run on rayon's pool).
 //!
 //! Run: `cd compare && cargo run --release --bin mesh` (`-- --quick` for a
 //! smoke run: 256² camera rays, 2¹⁶ sphere rays, the bunny only, 2 rounds).
@@ -278,10 +281,11 @@ fn pass_any<L: Lib>(lib: &L, n: usize) -> usize {
     (0..n).filter(|&i| black_box(lib.any(black_box(i)))).count()
 }
 
+/// CPU seconds of one pass on this thread (see `raycast_compare::cpu_secs`).
 fn secs(f: impl FnOnce() -> usize) -> f64 {
-    let t = Instant::now();
-    black_box(f());
-    t.elapsed().as_secs_f64()
+    raycast_compare::time_secs(|| {
+        black_box(f());
+    })
 }
 
 /// Median of `v` (sorted in place).
@@ -290,7 +294,9 @@ fn median(v: &mut [f64]) -> f64 {
     v[v.len() / 2]
 }
 
-/// Median build time in ms, and the last build.
+/// Median build time in ms, and the last build. Wall time, not CPU time:
+/// a build may hand its work to rayon's (one-thread) pool, whose time the
+/// calling thread's CPU clock would not see.
 fn timed_build<T>(mut build: impl FnMut() -> T) -> (f64, T) {
     let mut times = Vec::new();
     let mut last = None;

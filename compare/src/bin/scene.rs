@@ -28,7 +28,10 @@
 //! first round is a warm-up), closest hit and any hit over `[0, +∞)`, and
 //! "move every object, refit": raycast's `set_transform` per object then
 //! `Scene::refit`; parry's `compute_aabb` + `insert_or_update_partially` per
-//! object then `Bvh::refit`. Medians and ratios are printed.
+//! object then `Bvh::refit`. Medians and ratios are printed. Queries, moves
+//! and refits are timed in CPU time of the measuring thread
+//! (`raycast_compare::cpu_secs`, steady on a shared machine); builds, which
+//! may run on rayon's pool, in wall time.
 //!
 //! Run: `cd compare && cargo run --release --bin scene`.
 
@@ -193,10 +196,9 @@ fn short(unit: &str) -> &str {
     }
 }
 
-fn time(mut f: impl FnMut()) -> f64 {
-    let t = Instant::now();
-    f();
-    t.elapsed().as_secs_f64()
+/// CPU seconds `f` takes on this thread (see `raycast_compare::cpu_secs`).
+fn time(f: impl FnMut()) -> f64 {
+    raycast_compare::time_secs(f)
 }
 
 /// Compares the answers ray by ray; panics when too many disagree.
@@ -275,18 +277,18 @@ fn refit(items: &[Item], mut ours: Scene, mut parry: ParryScene) -> (f64, f64, f
     let (mut t_ours, mut t_parry, mut r_ours, mut r_parry) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for round in 0..=REPS {
         let k = (round % 2) as f32;
-        let start = Instant::now();
+        let start = raycast_compare::cpu_secs();
         for ((key, it), d) in keys.iter().zip(items).zip(&steps) {
             let m = Affine3A::from_rotation_translation(it.rotation, it.translation + k * *d);
             ours.set_transform(*key, m).unwrap();
         }
-        let mid = Instant::now();
+        let mid = raycast_compare::cpu_secs();
         ours.refit();
-        let end = Instant::now();
-        t_ours.push((end - start).as_secs_f64());
-        r_ours.push((end - mid).as_secs_f64());
+        let end = raycast_compare::cpu_secs();
+        t_ours.push(end - start);
+        r_ours.push(end - mid);
 
-        let start = Instant::now();
+        let start = raycast_compare::cpu_secs();
         for (i, (it, d)) in items.iter().zip(&steps).enumerate() {
             let q = it.rotation;
             let pose = parry3d::math::Pose::from_parts(
@@ -297,11 +299,11 @@ fn refit(items: &[Item], mut ours: Scene, mut parry: ParryScene) -> (f64, f64, f
             let aabb = parry.shapes[i].compute_aabb(&pose);
             parry.bvh.insert_or_update_partially(aabb, i as u32, 0.0);
         }
-        let mid = Instant::now();
+        let mid = raycast_compare::cpu_secs();
         parry.bvh.refit(&mut ws);
-        let end = Instant::now();
-        t_parry.push((end - start).as_secs_f64());
-        r_parry.push((end - mid).as_secs_f64());
+        let end = raycast_compare::cpu_secs();
+        t_parry.push(end - start);
+        r_parry.push(end - mid);
     }
     let med = |mut v: Vec<f64>| {
         v.remove(0);
