@@ -113,32 +113,6 @@ pub(crate) fn all_finite(o: glam::Vec3A, d: glam::Vec3A) -> bool {
     ((o - o) + (d - d)).cmpeq(glam::Vec3A::ZERO).all()
 }
 
-/// `b`, hidden from the optimiser (an empty `asm` block that claims to
-/// change it).
-///
-/// Used on the one hit-or-miss condition of a `cast`: LLVM splits a branch
-/// on `a & b & c` into a chain of branches, and a random miss fails a
-/// different one of them each time, so the chain costs more than the one
-/// unavoidable misprediction. Through this the conditions are combined in a
-/// register first and tested once.
-#[inline(always)]
-pub(crate) fn opaque(b: bool) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let mut v = u8::from(b);
-        // SAFETY: the block is empty (a comment naming the register); it
-        // reads and writes nothing else.
-        unsafe {
-            core::arch::asm!("/* {0} */", inout(reg_byte) v, options(pure, nomem, nostack, preserves_flags));
-        }
-        v != 0
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        b
-    }
-}
-
 /// `if c { a } else { b }` without a branch.
 ///
 /// LLVM turns a scalar select whose operand is a square root or a division

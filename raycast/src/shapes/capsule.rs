@@ -28,10 +28,11 @@
 //!   f32 are exact there, so each `h²` is off by ~1e-16·r² instead of f32's
 //!   ~1e-7·r², and the half chord of a grazing ray (error `err(h²)/(2h)`)
 //!   keeps its digits; in f64 `t_m ± half` is as accurate as the Vieta form.
-//! * Branch-free: the cylinder and the two end spheres that may be needed
-//!   (picked by the sign of `y` at `s0` and `s1`) are always computed, and the
-//!   ends chosen with [`select`] (which LLVM cannot turn back into a branch
-//!   around a square root); `cast` has one data-dependent branch.
+//! * Branch-free: the cylinder and both end spheres are always computed (in
+//!   parallel: neither sphere waits for the cylinder's roots), and the ends
+//!   chosen by the sign of `y` at `s0` and `s1` with [`select`] (which LLVM cannot turn back into a branch
+//!   around a square root); `cast` computes the hit on a miss too and has no
+//!   data-dependent branch ([`RayCast::cast_candidate`]).
 //! * A line within the f32 rounding of the inputs of tangent touches
 //!   ([`TOUCH_REL`]): inputs written as tangent are off by that rounding.
 //! * A line parallel to the axis (`A == 0`; no f32 direction makes `A`
@@ -46,7 +47,8 @@
 //!   root, and the same formula on the side and on both caps.
 
 use crate::error::{finite_vec, or_panic, positive};
-use crate::numeric::{all_finite, opaque, select, Bounds64, F32_MAX, TOUCH_REL};
+use crate::hit::hit_if;
+use crate::numeric::{all_finite, select, Bounds64, F32_MAX, TOUCH_REL};
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError, Span};
 use glam::{DVec3, Vec3, Vec3A};
@@ -186,18 +188,24 @@ impl Capsule {
         let has_side = !axial & (len > 0.0);
         let side0 = has_side & (y0.abs() <= len);
         let side1 = has_side & (y1.abs() <= len);
-        let (c0, c1) = (select(y0 > 0.0, len, -len), select(y1 > 0.0, len, -len));
-        let part0 = if y0 > 0.0 { Part::CapB } else { Part::CapA };
-        let part1 = if y1 > 0.0 { Part::CapB } else { Part::CapA };
-        // End spheres around c·u from the foot seen from the midpoint: moving
-        // the centre by c·u moves the foot by −c·(u − (d·u/d·d)·d) and its
-        // parameter by c·(d·u)/(d·d) (exact identities; no new cancellation).
+        let (to_b0, to_b1) = (y0 > 0.0, y1 > 0.0);
+        let part0 = if to_b0 { Part::CapB } else { Part::CapA };
+        let part1 = if to_b1 { Part::CapB } else { Part::CapA };
+        // End spheres around ±L·u from the foot seen from the midpoint:
+        // moving the centre by c·u moves the foot by −c·(u − (d·u/d·d)·d) and
+        // its parameter by c·(d·u)/(d·d) (exact identities; no new
+        // cancellation). Both spheres are solved, independently of the
+        // cylinder's roots, and the ends picked by `y0`, `y1` afterwards: the
+        // three square roots then run in parallel instead of one after the
+        // other (the same operations as solving only the sphere picked).
         let tm = -o.dot(d) * inv_dd;
         let foot = o + tm * d;
         let dy_dd = dy * inv_dd;
         let w = u - dy_dd * d;
-        let (e0, _, ok0) = chord(tm + c0 * dy_dd, foot - c0 * w, r, inv_dd);
-        let (_, e1, ok1) = chord(tm + c1 * dy_dd, foot - c1 * w, r, inv_dd);
+        let (ea0, ea1, oka) = chord(tm - len * dy_dd, foot + len * w, r, inv_dd);
+        let (eb0, eb1, okb) = chord(tm + len * dy_dd, foot - len * w, r, inv_dd);
+        let (e0, ok0) = (select(to_b0, eb0, ea0), if to_b0 { okb } else { oka });
+        let (e1, ok1) = (select(to_b1, eb1, ea1), if to_b1 { okb } else { oka });
         let t0 = select(side0, s0, e0);
         let t1 = select(side1, s1, e1);
         let ok = valid & tube & (side0 | ok0) & (side1 | ok1) & (t0.abs() <= F32_MAX) & (t1.abs() <= F32_MAX);
@@ -225,19 +233,22 @@ impl Capsule {
 }
 
 impl RayCast for Capsule {
-    #[inline]
+    #[inline(always)]
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
+        let (ok, h) = self.cast_candidate(ray, range);
+        hit_if(ok, h)
+    }
+
+    /// Branch-free: the end is chosen with selects and the hit computed on
+    /// a miss too (see [`RayCast::cast_candidate`]).
+    #[inline(always)]
+    fn cast_candidate(&self, ray: &Ray, range: Interval) -> (bool, Hit) {
         let c = self.crossing(ray);
         let bounds = Bounds64::new(range);
         let (in0, in1) = (bounds.contains(c.t0), bounds.contains(c.t1));
         let t = select(in0, c.t0, c.t1);
         let part = if in0 { c.part0 } else { c.part1 };
-        // One test of the combined condition (see `opaque`).
-        if opaque(c.ok & (in0 | in1)) {
-            Some(self.hit_at(ray, c.o, c.d, t, part))
-        } else {
-            None
-        }
+        (c.ok & (in0 | in1), self.hit_at(ray, c.o, c.d, t, part))
     }
 
     #[inline]

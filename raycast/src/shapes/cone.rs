@@ -54,7 +54,8 @@
 //! The three cases of `A`, the base and the clipping are evaluated together
 //! and chosen with [`select`] (which LLVM cannot turn back into a branch
 //! around a division or root), so the kernel has no data-dependent branch;
-//! `cast` has one (hit or miss).
+//! nor has `cast`, which computes the hit on a miss too
+//! ([`RayCast::cast_candidate`]).
 //!
 //! Normals: the side's gradient `(x, k²·w, z)` is, on the surface
 //! (`√(x² + z²) = k·w`), parallel to `(x̂, k, ẑ)` with `(x̂, ẑ)` the unit radial
@@ -65,7 +66,8 @@
 //! point: one square root and one division per hit.
 
 use crate::error::{or_panic, positive};
-use crate::numeric::{all_finite, gamma, opaque, select, Bounds64, F32_MAX};
+use crate::hit::hit_if;
+use crate::numeric::{all_finite, gamma, select, Bounds64, F32_MAX};
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError, Span};
 use glam::{DVec3, Vec3, Vec3A};
@@ -243,19 +245,22 @@ impl Cone {
 }
 
 impl RayCast for Cone {
-    #[inline]
+    #[inline(always)]
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
+        let (ok, h) = self.cast_candidate(ray, range);
+        hit_if(ok, h)
+    }
+
+    /// Branch-free: the end is chosen with selects and the hit computed on
+    /// a miss too (see [`RayCast::cast_candidate`]).
+    #[inline(always)]
+    fn cast_candidate(&self, ray: &Ray, range: Interval) -> (bool, Hit) {
         let ch = self.chord(ray);
         let bounds = Bounds64::new(range);
         let (in0, in1) = (bounds.contains(ch.t0), bounds.contains(ch.t1));
         let t = select(in0, ch.t0, ch.t1);
         let base = if in0 { ch.base0 } else { ch.base1 };
-        // One test of the combined condition (see `opaque`).
-        if opaque(ch.ok & (in0 | in1)) {
-            Some(self.hit_at(ray, t, base))
-        } else {
-            None
-        }
+        (ch.ok & (in0 | in1), self.hit_at(ray, t, base))
     }
 
     #[inline]

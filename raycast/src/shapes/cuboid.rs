@@ -26,10 +26,12 @@
 //! * Branch-free: all three slabs in one 4-lane `Vec3A` pass, the entry (exit)
 //!   axis is the first lane equal to the max (min) found from a lane mask, and
 //!   the face, normal and point are selected from that axis with masks and a
-//!   table. The only data-dependent branch left is hit or miss (in `cast`).
+//!   table. `cast` computes the hit on a miss too, so not even hit or miss is a
+//!   branch ([`RayCast::cast_candidate`]).
 
 use crate::error::{or_panic, positive};
-use crate::numeric::{all_finite, gamma, opaque};
+use crate::hit::hit_if;
+use crate::numeric::{all_finite, gamma};
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError, Span};
 use glam::{BVec3A, Vec3, Vec3A};
@@ -149,8 +151,16 @@ impl Cuboid {
 }
 
 impl RayCast for Cuboid {
-    #[inline]
+    #[inline(always)]
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
+        let (ok, h) = self.cast_candidate(ray, range);
+        hit_if(ok, h)
+    }
+
+    /// Branch-free: the end is chosen with selects and the hit computed on
+    /// a miss too (see [`RayCast::cast_candidate`]).
+    #[inline(always)]
+    fn cast_candidate(&self, ray: &Ray, range: Interval) -> (bool, Hit) {
         let c = ray_box(ray.origin, ray.dir, self.half_extents);
         let entering = range.contains(c.t0);
         // Lane selects, not branches: whether a miss "enters" is random.
@@ -158,12 +168,7 @@ impl RayCast for Cuboid {
         let lanes = Vec3A::select(m, c.near, c.far);
         let ts = Vec3A::select(m, Vec3A::new(c.t0, c.t0, 0.0), Vec3A::new(c.t1, c.t1_raw, 0.0));
         let (t, t_raw) = (ts.x, ts.y);
-        // One test of the combined condition (see `opaque`).
-        if opaque(c.ok & (entering | range.contains(c.t1))) {
-            Some(self.hit_at(ray, t, lanes, t_raw, entering))
-        } else {
-            None
-        }
+        (c.ok & (entering | range.contains(c.t1)), self.hit_at(ray, t, lanes, t_raw, entering))
     }
 
     #[inline]

@@ -33,14 +33,16 @@
 //!   rounded values are compared with a slack (see [`TOUCH_SLACK`]).
 //! * Branch-free: both intervals, the clipping and the choice of the end are
 //!   computed with [`select`] (which LLVM cannot turn back into a branch
-//!   around the square root); `cast` has one data-dependent branch (hit or miss).
+//!   around the square root); `cast` computes the hit on a miss too and has no
+//!   data-dependent branch ([`RayCast::cast_candidate`]).
 //! * The hit point is `o + t·d` in f64 (unrounded `t`), put on the surface:
 //!   the side normal is its radial part divided by `r` (unit to f64 rounding,
 //!   no square root), `y` clamped to the caps; a cap point gets `y = ±h` and is
 //!   pulled into the disk if a rim hit lands a rounding outside it.
 
 use crate::error::{or_panic, positive};
-use crate::numeric::{all_finite, gamma, opaque, select, Bounds64, F32_MAX, TOUCH_REL};
+use crate::hit::hit_if;
+use crate::numeric::{all_finite, gamma, select, Bounds64, F32_MAX, TOUCH_REL};
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError, Span};
 use glam::{Vec3, Vec3A};
@@ -160,16 +162,21 @@ fn ray_cylinder(o: Vec3, d: Vec3, r: f32, h: f32) -> Crossing {
 impl Cylinder {
     /// The full hit at the f64 root `t` on the side or the cap the ray
     /// crosses (`top`), with the point put back on that part.
+    ///
+    /// `hit` is false when the caller will discard the result (a miss in
+    /// `cast_candidate`): the rim correction is then skipped.
     #[inline(always)]
-    fn hit_at(&self, ray: &Ray, t: f64, side: bool, top: bool) -> Hit {
+    fn hit_at(&self, ray: &Ray, t: f64, side: bool, top: bool, hit: bool) -> Hit {
         let (r, h) = (f64::from(self.radius), f64::from(self.half_height));
         let p = ray.origin.as_dvec3() + t * ray.dir.as_dvec3();
         // Side and cap values both computed and chosen with `select`: which
-        // part a random ray hits is unpredictable. The cap point is pulled
-        // into the disk (a rim hit may land a rounding outside it); on the
-        // side `shrink` is not used.
+        // part a random ray hits is unpredictable. A cap point that a rim
+        // hit lands a rounding outside the disk is pulled into it: a branch,
+        // as that is rare (and never on a discarded miss, whose point is
+        // arbitrary), so it is predicted and the square root and division
+        // are skipped.
         let rho2 = p.x * p.x + p.z * p.z;
-        let shrink = select(side | (rho2 <= r * r), 1.0, r / rho2.sqrt());
+        let shrink = if hit & !side & (rho2 > r * r) { r / rho2.sqrt() } else { 1.0 };
         let cap_y = select(top, h, -h);
         let y = select(side, p.y.clamp(-h, h), cap_y);
         let point = Vec3::new((p.x * shrink) as f32, y as f32, (p.z * shrink) as f32);
@@ -188,8 +195,16 @@ impl Cylinder {
 }
 
 impl RayCast for Cylinder {
-    #[inline]
+    #[inline(always)]
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
+        let (ok, h) = self.cast_candidate(ray, range);
+        hit_if(ok, h)
+    }
+
+    /// Branch-free: the end is chosen with selects and the hit computed on
+    /// a miss too (see [`RayCast::cast_candidate`]).
+    #[inline(always)]
+    fn cast_candidate(&self, ray: &Ray, range: Interval) -> (bool, Hit) {
         let c = ray_cylinder(ray.origin, ray.dir, self.radius, self.half_height);
         let bounds = Bounds64::new(range);
         let (in0, in1) = (bounds.contains(c.t0), bounds.contains(c.t1));
@@ -197,12 +212,8 @@ impl RayCast for Cylinder {
         let side = if in0 { c.side0 } else { c.side1 };
         // Entering through the bottom when going up; leaving through the top.
         let top = in0 != c.up;
-        // One test of the combined condition (see `opaque`).
-        if opaque(c.ok & (in0 | in1)) {
-            Some(self.hit_at(ray, t, side, top))
-        } else {
-            None
-        }
+        let ok = c.ok & (in0 | in1);
+        (ok, self.hit_at(ray, t, side, top, ok))
     }
 
     #[inline]
@@ -222,10 +233,10 @@ impl RayCast for Cylinder {
         let (in0, in1) = (bounds.contains(c.t0), bounds.contains(c.t1));
         let (t0, t1) = (c.t0 as f32, c.t1 as f32);
         if in0 {
-            out.push(self.hit_at(ray, c.t0, c.side0, !c.up));
+            out.push(self.hit_at(ray, c.t0, c.side0, !c.up, true));
         }
         if t1 != t0 && in1 {
-            out.push(self.hit_at(ray, c.t1, c.side1, c.up));
+            out.push(self.hit_at(ray, c.t1, c.side1, c.up, true));
         }
         out
     }
@@ -246,8 +257,8 @@ impl ConvexSolid for Cylinder {
     fn span(&self, ray: &Ray) -> Option<Span> {
         let c = ray_cylinder(ray.origin, ray.dir, self.radius, self.half_height);
         c.ok.then(|| Span {
-            enter: self.hit_at(ray, c.t0, c.side0, !c.up),
-            exit: self.hit_at(ray, c.t1, c.side1, c.up),
+            enter: self.hit_at(ray, c.t0, c.side0, !c.up, true),
+            exit: self.hit_at(ray, c.t1, c.side1, c.up, true),
         })
     }
 }

@@ -54,6 +54,23 @@ pub trait RayCast {
     /// The first crossing with `t` in `range`, with normal, part and the rest.
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit>;
 
+    /// `cast` without its final branch: whether there is a hit, and the hit
+    /// `cast` would return. When there is none the hit's fields are
+    /// unspecified (possibly NaN) and must not be reported; computing it never
+    /// panics.
+    ///
+    /// Composite queries ([`Transformed`]) finish the hit of the inner shape
+    /// and choose between it and "no hit" only at the very end, so that a
+    /// random hit-or-miss costs no mispredicted branch. The default calls
+    /// `cast`.
+    #[inline]
+    fn cast_candidate(&self, ray: &Ray, range: Interval) -> (bool, Hit) {
+        match self.cast(ray, range) {
+            Some(h) => (true, h),
+            None => (false, Hit::NONE),
+        }
+    }
+
     /// Whether any crossing has `t` in `range` (occlusion; may stop early).
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
         self.cast(ray, range).is_some()

@@ -29,6 +29,7 @@
 //!   on the plane to f64 rounding, so it is not projected.
 
 use crate::error::{finite_vec, or_panic};
+use crate::hit::hit_if;
 use crate::numeric::{all_finite, gamma, Bounds64};
 use crate::shapes::RayCast;
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError};
@@ -104,9 +105,15 @@ const ON_PLANE: f64 = gamma(8) as f64;
 const SNAP_MOVE: f64 = 4.0 * ON_PLANE;
 
 /// The first `t` in `range` where the ray meets the plane (see the module
-/// doc), with its f64 value, or `None` on a miss or for a degenerate ray.
+/// doc): whether there is one (false also for a degenerate ray), its f32
+/// value and its f64 value.
+///
+/// No data-dependent branch on the usual path: the hit-or-miss test is a
+/// combined flag, and the two branches left (an origin within a rounding of
+/// the plane, a ray exactly parallel to it) are taken so rarely that they
+/// are always predicted.
 #[inline(always)]
-fn ray_plane(o: Vec3, d: Vec3, n: DVec3, p: Vec3, range: Interval) -> Option<(f32, f64)> {
+fn ray_plane(o: Vec3, d: Vec3, n: DVec3, p: Vec3, range: Interval) -> (bool, f32, f64) {
     // NaN or ±∞ anywhere makes a lane of `(o − o) + (d − d)` NaN.
     let (oa, da) = (Vec3A::from(o), Vec3A::from(d));
     let finite = all_finite(oa, da);
@@ -114,9 +121,7 @@ fn ray_plane(o: Vec3, d: Vec3, n: DVec3, p: Vec3, range: Interval) -> Option<(f3
     let nw = n * w;
     let s = nw.element_sum();
     let e = n.dot(d64);
-    // The snap moves the hit by |s|·|d|/|e|; compared squared, no root. A
-    // branch, not a select: origins within a rounding of the plane are rare,
-    // so it is predicted, and most rays skip the test.
+    // The snap moves the hit by |s|·|d|/|e|; compared squared, no root.
     let s = if s.abs() <= ON_PLANE * nw.abs().element_sum()
         && s * s * d64.length_squared() <= (SNAP_MOVE * SNAP_MOVE) * (e * e) * w.length_squared()
     {
@@ -126,14 +131,13 @@ fn ray_plane(o: Vec3, d: Vec3, n: DVec3, p: Vec3, range: Interval) -> Option<(f3
     };
     if e == 0.0 {
         // Parallel (or d = 0, which is no ray): in the plane or a miss.
-        return if finite & (s == 0.0) & (d != Vec3::ZERO) {
-            first_in(range).map(|t| (t, f64::from(t)))
-        } else {
-            None
+        return match first_in(range) {
+            Some(t) if finite & (s == 0.0) & (d != Vec3::ZERO) => (true, t, f64::from(t)),
+            _ => (false, 0.0, 0.0),
         };
     }
     let t = -s / e;
-    (finite & Bounds64::new(range).contains(t)).then_some((t as f32, t))
+    (finite & Bounds64::new(range).contains(t), t as f32, t)
 }
 
 /// The first `t` of a non-empty interval: `min`, or `0` (or `max`) when `min`
@@ -161,15 +165,22 @@ impl Plane {
 }
 
 impl RayCast for Plane {
-    #[inline]
+    #[inline(always)]
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
-        let (t, t64) = ray_plane(ray.origin, ray.dir, self.given, self.point, range)?;
-        Some(self.hit_at(ray, t, t64))
+        let (ok, h) = self.cast_candidate(ray, range);
+        hit_if(ok, h)
     }
 
-    #[inline]
+    /// The hit is computed on a miss too (at a `t` out of range or NaN).
+    #[inline(always)]
+    fn cast_candidate(&self, ray: &Ray, range: Interval) -> (bool, Hit) {
+        let (ok, t, t64) = ray_plane(ray.origin, ray.dir, self.given, self.point, range);
+        (ok, self.hit_at(ray, t, t64))
+    }
+
+    #[inline(always)]
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
-        ray_plane(ray.origin, ray.dir, self.given, self.point, range).is_some()
+        ray_plane(ray.origin, ray.dir, self.given, self.point, range).0
     }
 
     fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {

@@ -94,6 +94,10 @@ impl RayCast for Shape {
         each_shape!(self, s => s.cast(ray, range))
     }
     #[inline]
+    fn cast_candidate(&self, ray: &Ray, range: Interval) -> (bool, Hit) {
+        each_shape!(self, s => s.cast_candidate(ray, range))
+    }
+    #[inline]
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
         each_shape!(self, s => s.hits(ray, range))
     }

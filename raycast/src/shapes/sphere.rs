@@ -11,19 +11,22 @@
 //! and the half chord √h² of a grazing ray (h → 0), whose error is
 //! err(h²)/(2h), keeps its digits down to h ≈ 1e-8·r. In f64 the plain
 //! t_m ± half form is as accurate as the Vieta form (the cancellation in
-//! t_m − half costs ~1e-16 of |t_m|, far below the f32 output), and needs one
-//! division and one square root. No f32 input can overflow an f64 square, and
-//! a NaN or infinite input (or d = 0, via 0/0) makes h² NaN, so the single
-//! test on h² rejects every degenerate ray. A line within the f32 rounding of
-//! the inputs of tangent touches ([`TOUCH_REL`]: inputs written as tangent
-//! are off by that rounding).
+//! t_m − half costs ~1e-16 of |t_m|, far below the f32 output). It is
+//! evaluated as t = (−o·d ∓ √(a·h²))/a with a·h² = r²·a − |o × d|² (see
+//! `ray_sphere`), which keeps the one division off the path to the square
+//! root. No f32 input can overflow an f64 square; a NaN or infinite input
+//! makes a·h² NaN or −∞, and d = 0 makes t = 0·∞ = NaN, so the tests on a·h²
+//! and on the range reject every degenerate ray. A line within the f32
+//! rounding of the inputs of tangent touches ([`TOUCH_REL`]: inputs written
+//! as tangent are off by that rounding).
 //!
 //! The hit point is o + t·d in f64 (the unrounded t), which lies on the sphere
 //! to ~1e-16 of |o|, so the normal is that point times 1/r — unit to within
 //! f32 rounding without a square root — and the point is its rounding.
 
 use crate::error::{or_panic, positive};
-use crate::numeric::{opaque, select, Bounds64, F32_MAX, TOUCH_REL};
+use crate::hit::hit_if;
+use crate::numeric::{select, Bounds64, F32_MAX, TOUCH_REL};
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError, Span};
 use glam::{DVec3, Vec3};
@@ -76,16 +79,25 @@ impl Sphere {
 /// The line's crossings with the sphere in f64 (see the module doc): the
 /// f64 origin and direction, the roots `t0 <= t1` and whether the line meets
 /// the sphere (false also for any degenerate ray).
+///
+/// The squared distance of the line from the centre is `|o × d|²/a`
+/// (`a = d·d`), so `a·h² = r²·a − |o × d|²` needs no division, and
+/// `t = (−o·d ∓ √(a·h²))/a`: the square root does not wait for `1/a`, which
+/// is only applied at the end. Each component of `o × d` is a difference of
+/// two exact f64 products, rounded once (no cancellation beyond that of the
+/// exact value). A zero `d` gives `a·h² = 0` but `t = 0·∞ = NaN`, which no
+/// range contains; a non-finite input makes `a·h²` NaN or −∞.
 #[inline(always)]
 fn ray_sphere(o: Vec3, d: Vec3, r: f32) -> (DVec3, DVec3, f64, f64, bool) {
     let (o, d) = (o.as_dvec3(), d.as_dvec3());
-    let inv_a = 1.0 / d.length_squared();
-    let tm = -o.dot(d) * inv_a;
-    let foot = o + tm * d;
-    let r2 = f64::from(r) * f64::from(r);
-    let h2 = r2 - foot.length_squared();
-    let half = (h2.max(0.0) * inv_a).sqrt();
-    (o, d, tm - half, tm + half, h2 >= -TOUCH_REL * r2)
+    let a = d.length_squared();
+    let inv_a = 1.0 / a;
+    let b = o.dot(d);
+    let r2a = f64::from(r) * f64::from(r) * a;
+    let h2a = r2a - o.cross(d).length_squared();
+    let root = h2a.max(0.0).sqrt();
+    let (t0, t1) = ((-b - root) * inv_a, (-b + root) * inv_a);
+    (o, d, t0, t1, h2a >= -TOUCH_REL * r2a)
 }
 
 impl Sphere {
@@ -100,22 +112,24 @@ impl Sphere {
 }
 
 impl RayCast for Sphere {
-    #[inline]
+    #[inline(always)]
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
+        let (ok, h) = self.cast_candidate(ray, range);
+        hit_if(ok, h)
+    }
+
+    /// Branch-free: the root is chosen with `select` and the hit computed
+    /// on a miss too (at a NaN or out-of-range `t`, harmlessly).
+    #[inline(always)]
+    fn cast_candidate(&self, ray: &Ray, range: Interval) -> (bool, Hit) {
         let (o, d, t0, t1, meets) = ray_sphere(ray.origin, ray.dir, self.radius);
         let bounds = Bounds64::new(range);
         let (in0, in1) = (bounds.contains(t0), bounds.contains(t1));
-        // Branch-free choice of the root; the one test below is the hit/miss.
         let t = select(in0, t0, t1);
-        // One test of the combined condition (see `opaque`).
-        if opaque(meets & (in0 | in1)) {
-            Some(self.hit_at(ray, o, d, t))
-        } else {
-            None
-        }
+        (meets & (in0 | in1), self.hit_at(ray, o, d, t))
     }
 
-    #[inline]
+    #[inline(always)]
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
         let (_, _, t0, t1, meets) = ray_sphere(ray.origin, ray.dir, self.radius);
         let bounds = Bounds64::new(range);

@@ -10,7 +10,10 @@
 //! transpose maps the outward side of the surface to the outward side.
 //!
 //! Per-query cost: both maps are applied as 4-lane `Vec3A` products (the
-//! columns of the `Affine3A`), `hits` stops after the local query, the
+//! columns of the `Affine3A`), `hits` stops after the local query, `cast`
+//! takes the local candidate hit to the world whether or not it exists and
+//! decides hit or miss only at the end ([`RayCast::cast_candidate`]: no
+//! mispredicted branch on a random mix of hits and misses), the
 //! local ray is rebuilt lane by lane (see [`Transformed::to_local`]), and when
 //! the linear part is a similarity (rotation times uniform scale, the usual
 //! placement) the inverse transpose is stored divided by its scale, so it is a
@@ -18,6 +21,7 @@
 //! within a few ulps of 1).
 
 use crate::error::{finite_vec, or_panic};
+use crate::hit::hit_if;
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Ray, ShapeError, Span};
 use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A};
@@ -167,44 +171,65 @@ impl<S> Transformed<S> {
     }
 
     /// The ray in the shape's frame (same `t`).
-    #[inline]
+    #[inline(always)]
     pub fn to_local(&self, ray: &Ray) -> Ray {
         let m = &self.local_from_world;
-        let o = m.transform_point3a(Vec3A::from(ray.origin));
-        let d = m.transform_vector3a(Vec3A::from(ray.dir));
+        let (c, t) = (&m.matrix3, m.translation);
+        let (o, d) = (ray.origin, ray.dir);
+        // Summed as a tree, `(x·c₀ + y·c₁) + (z·c₂ + t)`: two additions on
+        // the path from the ray to the local ray instead of glam's three in a
+        // chain (every query waits for it). The rounding differs from
+        // `transform_point3a` in the last bit only; all queries use this map.
+        let o = (c.x_axis * o.x + c.y_axis * o.y) + (c.z_axis * o.z + t);
+        let d = (c.x_axis * d.x + c.y_axis * d.y) + c.z_axis * d.z;
         // Lane by lane: glam's `Vec3::from(Vec3A)` goes through a 16-byte
         // store, and the kernel's reload of it as a `Vec3A` then misses store
         // forwarding (a stall on every query).
         Ray::new(Vec3::new(o.x, o.y, o.z), Vec3::new(d.x, d.y, d.z))
     }
 
-    /// A local hit brought back to the world: same `t`, point on the world
-    /// ray, normal by the inverse transpose, `front_face` recomputed (it is
-    /// invariant in exact arithmetic; recomputing keeps it consistent with the
-    /// rounded normal).
-    #[inline]
-    pub fn to_world(&self, ray: &Ray, local: Hit) -> Hit {
-        let mut n = self.normal_from_local * Vec3A::from(local.normal);
+    /// A local hit brought back to the world: same `t`, the local point
+    /// mapped, the normal by the inverse transpose, the same `front_face`.
+    ///
+    /// `front_face` is invariant: `d_w·n_w = (M·d)ᵀ·M⁻ᵀ·n / |..| = d·n / |..|`,
+    /// mirrors included, so the local sign (from the local normal, computed
+    /// more accurately than the rounded world one) is kept, without a dot
+    /// product at the end of the chain.
+    #[inline(always)]
+    pub fn to_world(&self, _ray: &Ray, local: Hit) -> Hit {
+        let ln = Vec3A::new(local.normal.x, local.normal.y, local.normal.z);
+        let mut n = self.normal_from_local * ln;
         if self.renormalize {
-            n = n.normalize_or(local.normal.into());
+            // Same as `normalize_or(ln)`, with a lane select instead of
+            // glam's branch: on a miss (`cast_candidate`) the local normal
+            // is arbitrary and the branch would be random.
+            let len2 = n.length_squared();
+            let unit = n * (1.0 / len2.sqrt());
+            let good = (len2 > 0.0) & (len2 < f32::INFINITY);
+            n = Vec3A::select(glam::BVec3A::splat(good), unit, ln);
         }
-        Hit {
-            point: self.world_from_local.transform_point3a(local.point.into()).into(),
-            normal: n.into(),
-            front_face: Vec3A::from(ray.dir).dot(n) < 0.0,
-            ..local
-        }
+        let p = Vec3A::new(local.point.x, local.point.y, local.point.z);
+        let point = self.world_from_local.transform_point3a(p);
+        Hit { point: Vec3::new(point.x, point.y, point.z), normal: Vec3::new(n.x, n.y, n.z), ..local }
     }
 }
 
 impl<S: RayCast> RayCast for Transformed<S> {
-    #[inline]
+    /// The local candidate taken to the world whether or not it hits, and
+    /// the choice made once at the end (see [`RayCast::cast_candidate`]).
+    #[inline(always)]
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
-        let local = self.to_local(ray);
-        self.shape.cast(&local, range).map(|h| self.to_world(ray, h))
+        let (ok, h) = self.cast_candidate(ray, range);
+        hit_if(ok, h)
     }
 
-    #[inline]
+    #[inline(always)]
+    fn cast_candidate(&self, ray: &Ray, range: Interval) -> (bool, Hit) {
+        let (ok, h) = self.shape.cast_candidate(&self.to_local(ray), range);
+        (ok, self.to_world(ray, h))
+    }
+
+    #[inline(always)]
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
         self.shape.hits(&self.to_local(ray), range)
     }

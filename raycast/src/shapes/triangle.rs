@@ -55,9 +55,11 @@
 //!   to `f64` accuracy, and equal to `(1−u−v)·a + u·b + v·c`.
 
 use crate::error::{finite_vec, or_panic};
+use crate::hit::hit_if;
+use crate::numeric::{all_finite, select};
 use crate::shapes::RayCast;
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError};
-use glam::{DVec3, Vec2, Vec3};
+use glam::{DVec3, Vec2, Vec3, Vec3A};
 
 /// A triangle `a b c`, two-sided unless back-face culling is on. Its normal is
 /// `normalize((b - a) × (c - a))`; hits carry `uv` with
@@ -158,25 +160,29 @@ impl ShearedRay {
         if !ray.is_valid() {
             return None;
         }
+        Some(Self::new_unchecked(ray))
+    }
+
+    /// The shear of `ray`, which may be degenerate (then the values are
+    /// meaningless but finite or NaN, never a panic).
+    #[inline(always)]
+    fn new_unchecked(ray: &Ray) -> Self {
         let d = ray.dir.abs();
-        let kz = if d.x >= d.y && d.x >= d.z {
-            0
-        } else if d.y >= d.z {
-            1
-        } else {
-            2
-        };
-        let mut kx = (kz + 1) % 3;
-        let mut ky = (kx + 1) % 3;
+        // The axis of the largest |d|: x if it is >= both others, else y if
+        // |d.y| >= |d.z|, else z (NaN picks z). Written as arithmetic on the
+        // comparisons: the dominant axis of a random ray is random, and
+        // LLVM turns the `if` chain into branches.
+        let not_x = !((d.x >= d.y) & (d.x >= d.z));
+        let kz = usize::from(not_x) * (1 + usize::from(!(d.y >= d.z)));
+        let (kx, ky) = ((kz + 1) % 3, (kz + 2) % 3);
         // Keep the winding: swapping kx and ky mirrors the 2-D plane, so that
         // det's sign says front or back whatever the sign of d[kz].
-        if ray.dir[kz] < 0.0 {
-            std::mem::swap(&mut kx, &mut ky);
-        }
         let (o, d) = (ray.origin.to_array(), ray.dir.to_array());
+        let swap = d[kz] < 0.0;
+        let (kx, ky) = (select_index(swap, ky, kx), select_index(swap, kx, ky));
         let axes = [kx, ky, kz];
         let inv_dz = 1.0 / f64::from(d[kz]);
-        Some(Self { origin: axes.map(|k| f64::from(o[k])), dir: axes.map(|k| f64::from(d[k])), axes, inv_dz })
+        Self { origin: axes.map(|k| f64::from(o[k])), dir: axes.map(|k| f64::from(d[k])), axes, inv_dz }
     }
 
     /// A vertex in the sheared frame, scaled by `D = d[kz]`:
@@ -244,6 +250,47 @@ impl ShearedRay {
     }
 }
 
+impl ShearedRay {
+    /// [`ShearedRay::intersect`] without branches, for a single triangle
+    /// whose hit or miss is unpredictable: the same operations in the same
+    /// order (so the same `t`, `u`, `v` on a hit), every test evaluated and
+    /// combined into the returned flag, and the division done on a miss too
+    /// (its result is then unused; `1/0` or NaN is harmless).
+    #[inline(always)]
+    fn intersect_candidate(
+        &self,
+        a: Vec3,
+        b: Vec3,
+        c: Vec3,
+        range: Interval,
+        cull_back_faces: bool,
+    ) -> (bool, TriangleHit) {
+        let (pa, pb, pc) = (self.shear(a), self.shear(b), self.shear(c));
+        let u = pc.x * pb.y - pc.y * pb.x;
+        let v = pa.x * pc.y - pa.y * pc.x;
+        let w = pb.x * pa.y - pb.y * pa.x;
+        let all_pos = (u >= 0.0) & (v >= 0.0) & (w >= 0.0);
+        let all_neg = (u <= 0.0) & (v <= 0.0) & (w <= 0.0);
+        let det = u + v + w;
+        // `det.abs() < ∞` is false for NaN too.
+        let det_ok = (det != 0.0) & (det.abs() < f64::INFINITY);
+        let num = u * pa.z + v * pb.z + w * pc.z;
+        let num = select(t_numerator_is_zero(num, det, [pa, pb, pc]), 0.0, num);
+        let inv = 1.0 / det;
+        let t = (num * inv * self.inv_dz) as f32;
+        let in_range = (range.min <= t) & (t <= range.max) & (t.abs() < f32::INFINITY);
+        let ok = (all_pos | (all_neg & !cull_back_faces)) & det_ok & in_range;
+        (ok, TriangleHit { t, u: (v * inv) as f32, v: (w * inv) as f32, front_face: det > 0.0 })
+    }
+}
+
+/// `if c { a } else { b }` for axis indices, as arithmetic (no branch).
+#[inline(always)]
+fn select_index(c: bool, a: usize, b: usize) -> usize {
+    let m = usize::from(c).wrapping_neg();
+    (a & m) | (b & !m)
+}
+
 /// True when the numerator `Σ U_i·q_i[kz]` of `t` cannot be told from 0 by
 /// its rounding: the origin lies on the triangle's plane (to `f64` accuracy).
 ///
@@ -299,8 +346,10 @@ pub fn ray_triangle(
 pub(crate) fn face_normal(a: Vec3, b: Vec3, c: Vec3) -> Option<Vec3> {
     let a = a.as_dvec3();
     let n = (b.as_dvec3() - a).cross(c.as_dvec3() - a);
+    // One division and three products: `n·(1/len)` is within an f64 ulp of
+    // `n/len`, far below the f32 result's rounding.
     let len = n.length();
-    (len > 0.0 && len.is_finite()).then(|| (n / len).as_vec3())
+    (len > 0.0 && len.is_finite()).then(|| (n * (1.0 / len)).as_vec3())
 }
 
 /// The point `(1−u−v)·a + u·b + v·c`, weighed in `f64` so it lies on the
@@ -312,11 +361,17 @@ pub(crate) fn barycentric_point(a: Vec3, b: Vec3, c: Vec3, u: f32, v: f32) -> Ve
 }
 
 /// The full [`Hit`] of a triangle from the kernel's answer.
-#[inline]
+///
+/// The normal is `n·(1/|n|)` without the degenerate-triangle test of
+/// [`face_normal`]: a triangle that passed the kernel has `det != 0`, hence a
+/// non-zero `n` (an underflowing or overflowing `n` would need vertices
+/// ~1e±19 apart, beyond what the f64 cross product of f32 differences
+/// reaches), and on a miss (`cast_candidate`) the value is unused.
+#[inline(always)]
 pub(crate) fn triangle_hit(ray: &Ray, a: Vec3, b: Vec3, c: Vec3, h: TriangleHit) -> Hit {
-    // A triangle that passed the kernel has det != 0, hence a non-zero normal;
-    // the fallback only guards a (0, 0, 0) from an underflowing cross product.
-    let normal = face_normal(a, b, c).unwrap_or(Vec3::Z);
+    let a64 = a.as_dvec3();
+    let n = (b.as_dvec3() - a64).cross(c.as_dvec3() - a64);
+    let normal = (n * (1.0 / n.length())).as_vec3();
     let point = barycentric_point(a, b, c, h.u, h.v);
     Hit {
         uv: Some(Vec2::new(h.u, h.v)),
@@ -326,15 +381,29 @@ pub(crate) fn triangle_hit(ray: &Ray, a: Vec3, b: Vec3, c: Vec3, h: TriangleHit)
 }
 
 impl RayCast for Triangle {
-    #[inline]
+    #[inline(always)]
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
-        let h = ray_triangle(ray, self.a, self.b, self.c, range, self.cull_back_faces)?;
-        Some(triangle_hit(ray, self.a, self.b, self.c, h))
+        let (ok, h) = self.cast_candidate(ray, range);
+        hit_if(ok, h)
     }
 
-    #[inline]
+    /// Branch-free (see `ShearedRay::intersect_candidate`); the same
+    /// answers as [`ray_triangle`].
+    #[inline(always)]
+    fn cast_candidate(&self, ray: &Ray, range: Interval) -> (bool, Hit) {
+        let (o, d) = (Vec3A::from(ray.origin), Vec3A::from(ray.dir));
+        let valid = all_finite(o, d) & !d.cmpeq(Vec3A::ZERO).all();
+        let sr = ShearedRay::new_unchecked(ray);
+        let (ok, h) = sr.intersect_candidate(self.a, self.b, self.c, range, self.cull_back_faces);
+        (valid & ok, triangle_hit(ray, self.a, self.b, self.c, h))
+    }
+
+    #[inline(always)]
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
-        ray_triangle(ray, self.a, self.b, self.c, range, self.cull_back_faces).is_some()
+        let (o, d) = (Vec3A::from(ray.origin), Vec3A::from(ray.dir));
+        let valid = all_finite(o, d) & !d.cmpeq(Vec3A::ZERO).all();
+        let sr = ShearedRay::new_unchecked(ray);
+        valid & sr.intersect_candidate(self.a, self.b, self.c, range, self.cull_back_faces).0
     }
 
     fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {
