@@ -28,6 +28,26 @@ pub fn cpu_secs() -> f64 {
     }
 }
 
+/// Seconds of CPU time the whole process has used (Linux:
+/// `CLOCK_PROCESS_CPUTIME_ID`; elsewhere wall time). For work that may run on
+/// rayon's pool while the calling thread waits (the mesh builds, with the
+/// pool limited to one thread): steady under load like [`cpu_secs`], and it
+/// counts the pool's thread, which the caller's own clock would not.
+pub fn process_cpu_secs() -> f64 {
+    #[cfg(target_os = "linux")]
+    {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `ts` is a valid, writable timespec.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+        assert_eq!(rc, 0, "clock_gettime(CLOCK_PROCESS_CPUTIME_ID) failed");
+        ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        cpu_secs()
+    }
+}
+
 /// CPU seconds (see [`cpu_secs`]) that `f` takes on this thread.
 pub fn time_secs(f: impl FnOnce()) -> f64 {
     let t = cpu_secs();

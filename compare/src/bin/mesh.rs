@@ -39,8 +39,8 @@
 //! turns in each of `--reps` rounds (default 5, the first round dropped as a
 //! warm-up); the table gives median Mrays/s and the ratios raycast / peer.
 //! Passes are timed in CPU time of the measuring thread
-//! (`raycast_compare::cpu_secs`, steady on a shared machine), builds in
-//! wall time (they may run on rayon's pool).
+//! (`raycast_compare::cpu_secs`, steady on a shared machine), builds in CPU
+//! time of the process (they may run on rayon's one-thread pool).
 //!
 //! Run: `cd compare && cargo run --release --bin mesh` (`-- --quick` for a
 //! smoke run: 256² camera rays, 2¹⁶ sphere rays, the bunny only, 2 rounds).
@@ -58,7 +58,7 @@ use raycast_compare::meshes::{self, moller_trumbore};
 use raycast_compare::mrays;
 use raycast_compare::prims::pv;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Closest-hit `t` agreement, relative to raycast's `t`.
 const T_TOL: f32 = 1e-4;
@@ -294,16 +294,16 @@ fn median(v: &mut [f64]) -> f64 {
     v[v.len() / 2]
 }
 
-/// Median build time in ms, and the last build. Wall time, not CPU time:
-/// a build may hand its work to rayon's (one-thread) pool, whose time the
-/// calling thread's CPU clock would not see.
+/// Median build time in ms, and the last build. Process CPU time
+/// (`raycast_compare::process_cpu_secs`), not the thread's: a build may hand
+/// its work to rayon's pool (one thread here) while this thread waits.
 fn timed_build<T>(mut build: impl FnMut() -> T) -> (f64, T) {
     let mut times = Vec::new();
     let mut last = None;
     for _ in 0..BUILD_REPS {
-        let t = Instant::now();
+        let t = raycast_compare::process_cpu_secs();
         let built = black_box(build());
-        times.push(t.elapsed().as_secs_f64() * 1e3);
+        times.push((raycast_compare::process_cpu_secs() - t) * 1e3);
         last = Some(built);
     }
     (median(&mut times), last.expect("BUILD_REPS > 0"))
