@@ -667,12 +667,17 @@ impl FromIterator<SceneObject> for Scene {
 
 /// An object's shape cast in the world: through its placement, or directly
 /// when that is the identity.
+///
+/// With a branch, unlike `Transformed::cast`: most objects a scene ray
+/// tests are misses (their box and bounding sphere were entered, the shape
+/// not), and the branch-free form would bring every miss's local hit back to
+/// the world, reading the placement's two other matrices for nothing.
 #[inline]
 fn placed_cast(identity: bool, p: &Transformed<Shape>, ray: &Ray, range: crate::Interval) -> Option<Hit> {
     if identity {
         p.shape().cast(ray, range)
     } else {
-        p.cast(ray, range)
+        p.shape().cast(&p.to_local(ray), range).map(|h| p.to_world(ray, h))
     }
 }
 
