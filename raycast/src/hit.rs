@@ -163,7 +163,8 @@ impl Hit {
 /// the hit on a miss too is cheaper. With `hit` already computed (and the
 /// call inlined), `None`'s payload is undefined, so LLVM keeps the payload
 /// stores unconditional and chooses only the discriminant, with a
-/// conditional move.
+/// conditional move (but it may still move the last steps of the hit under
+/// a branch on `ok`; see [`hit_if_unbranched`]).
 #[inline(always)]
 pub(crate) fn hit_if(ok: bool, hit: Hit) -> Option<Hit> {
     if ok {
@@ -171,6 +172,26 @@ pub(crate) fn hit_if(ok: bool, hit: Hit) -> Option<Hit> {
     } else {
         None
     }
+}
+
+/// [`hit_if`] that keeps every step of `hit` out of a branch on `ok`.
+///
+/// Written as `if ok { Some(hit) } else { None }`, the `None` arm leaves the
+/// payload undefined, and LLVM moved the last steps of a
+/// [`Transformed`](crate::Transformed) hit (the world point and normal)
+/// under a branch on `ok`, mispredicted half the time on a random mix of
+/// rays. Here `Some(hit)` is written first and a miss overwrites only the
+/// discriminant, so the payload is the same on both paths, nothing can be
+/// sunk, and `ok` only chooses the discriminant (a `sub`/`setcc`). Used
+/// where a query's hit or miss is unpredictable; where most calls miss (a
+/// scene's candidates) the branch, well predicted, is cheaper.
+#[inline(always)]
+pub(crate) fn hit_if_unbranched(ok: bool, hit: Hit) -> Option<Hit> {
+    let mut out = Some(hit);
+    if !ok {
+        out = None;
+    }
+    out
 }
 
 /// Where the infinite line through a ray is inside a convex solid: from

@@ -97,6 +97,34 @@ impl Bounds64 {
         Self { lo, hi }
     }
 
+    /// Whether `t0 = (−b − root)·inv_a` or `t1 = (−b + root)·inv_a` (the two
+    /// roots of the quadric kernels) is in the bounds: the same roundings as
+    /// the scalar expressions (`−b − root` is `−b + (−root)`, and each lane
+    /// rounds exactly as the scalar operation), done as one 2-lane vector:
+    /// one add, one multiply and two compares instead of two of each plus
+    /// the combining of four flags (the sphere's `hits`: 102 → 100
+    /// instructions per ray, most of the gain in the shorter tail).
+    #[inline(always)]
+    pub(crate) fn contains_either_root(self, b: f64, root: f64, inv_a: f64) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use core::arch::x86_64::{
+                _mm_add_pd, _mm_and_pd, _mm_cmple_pd, _mm_movemask_pd, _mm_mul_pd, _mm_set1_pd, _mm_set_pd,
+            };
+            // SAFETY: SSE2 is part of the x86-64 baseline.
+            unsafe {
+                let t = _mm_mul_pd(_mm_add_pd(_mm_set1_pd(-b), _mm_set_pd(root, -root)), _mm_set1_pd(inv_a));
+                let inside =
+                    _mm_and_pd(_mm_cmple_pd(_mm_set1_pd(self.lo), t), _mm_cmple_pd(t, _mm_set1_pd(self.hi)));
+                _mm_movemask_pd(inside) != 0
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            self.contains((-b - root) * inv_a) | self.contains((-b + root) * inv_a)
+        }
+    }
+
     /// `lo <= t <= hi` (false for NaN).
     #[inline(always)]
     pub(crate) fn contains(self, t: f64) -> bool {

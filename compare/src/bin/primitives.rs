@@ -23,7 +23,10 @@
 //! Then `cast` (with normal) vs `cast_ray_and_get_normal(.., solid = false)`
 //! and `hits` vs `intersects_ray` are timed, alternating the two libraries in
 //! each of `REPS` rounds; a sample is `PASSES` passes over the ray set. The
-//! table gives median Mrays/s and the ratio raycast / parry.
+//! table gives median Mrays/s and the ratio raycast / parry. A sample is the
+//! CPU time of this thread ([`raycast_compare::time_secs`],
+//! `CLOCK_THREAD_CPUTIME_ID`), not wall time, so the figures stay steady when
+//! the machine is shared (time spent descheduled is left out).
 //!
 //! Run: `cd compare && cargo run --release --bin primitives`.
 //! Instruction counts (stable under load): `valgrind --tool=callgrind
@@ -39,10 +42,9 @@ use rand_pcg::Pcg64;
 use raycast::{
     Capsule, Cone, Cuboid, Cylinder, Interval, Plane, Ray, RayCast, Sphere, Transformed, Triangle,
 };
-use raycast_compare::mrays;
 use raycast_compare::prims::{self, gv, parry_pose, parry_ray, Prim};
+use raycast_compare::{mrays, time_secs};
 use std::hint::black_box;
-use std::time::Instant;
 
 /// Rays per set (a power of two, as in the Criterion benches).
 const N: usize = 1 << 13;
@@ -195,11 +197,11 @@ fn run<S: RayCast, P: ParryRayCast>(
     // --- timing, alternating the libraries in every round ---
     let mut times = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
     let time = |f: &mut dyn FnMut()| {
-        let t = Instant::now();
-        for _ in 0..passes() {
-            f();
-        }
-        t.elapsed().as_secs_f64()
+        time_secs(|| {
+            for _ in 0..passes() {
+                f();
+            }
+        })
     };
     for _ in 0..=reps() {
         let samples = [

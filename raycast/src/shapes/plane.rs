@@ -30,10 +30,10 @@
 
 use crate::error::{finite_vec, or_panic};
 use crate::hit::hit_if;
-use crate::numeric::{all_finite, gamma, Bounds64};
+use crate::numeric::{gamma, Bounds64};
 use crate::shapes::RayCast;
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError};
-use glam::{DVec3, Vec3, Vec3A};
+use glam::{DVec3, Vec3};
 
 /// An infinite two-sided plane through `point` with unit `normal`.
 /// Its part is [`Part::Face`]; the hit normal is the plane's own normal.
@@ -114,13 +114,17 @@ const SNAP_MOVE: f64 = 4.0 * ON_PLANE;
 /// are always predicted.
 #[inline(always)]
 fn ray_plane(o: Vec3, d: Vec3, n: DVec3, p: Vec3, range: Interval) -> (bool, f32, f64) {
-    // NaN or ±∞ anywhere makes a lane of `(o − o) + (d − d)` NaN.
-    let (oa, da) = (Vec3A::from(o), Vec3A::from(d));
-    let finite = all_finite(oa, da);
     let (w, d64) = (o.as_dvec3() - p.as_dvec3(), d.as_dvec3());
     let nw = n * w;
     let s = nw.element_sum();
     let e = n.dot(d64);
+    // The ray is finite exactly when `s` and `e` are: `n` and `p` are finite
+    // and `n_i·x` is NaN for an infinite `x` when `n_i = 0` and infinite
+    // otherwise, so a NaN or ±∞ in `o` (or `d`) makes `s` (or `e`) NaN or
+    // ±∞, and a finite `o` or `d` keeps them finite (f64 sums of exact
+    // products of f32 values cannot overflow). Two compares instead of
+    // testing the six inputs.
+    let finite = (s.abs() < f64::INFINITY) & (e.abs() < f64::INFINITY);
     // The snap moves the hit by |s|·|d|/|e|; compared squared, no root.
     let s = if s.abs() <= ON_PLANE * nw.abs().element_sum()
         && s * s * d64.length_squared() <= (SNAP_MOVE * SNAP_MOVE) * (e * e) * w.length_squared()

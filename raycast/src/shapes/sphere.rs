@@ -89,6 +89,15 @@ impl Sphere {
 /// range contains; a non-finite input makes `a·h²` NaN or −∞.
 #[inline(always)]
 fn ray_sphere(o: Vec3, d: Vec3, r: f32) -> (DVec3, DVec3, f64, f64, bool) {
+    let (b, root, inv_a, meets) = sphere_quadratic(o, d, r);
+    let (t0, t1) = ((-b - root) * inv_a, (-b + root) * inv_a);
+    (o.as_dvec3(), d.as_dvec3(), t0, t1, meets)
+}
+
+/// The pieces of [`ray_sphere`]'s roots `(−b ∓ root)·inv_a`: `b = o·d`,
+/// `root = √(a·h²)`, `inv_a = 1/a`, and whether the line meets the sphere.
+#[inline(always)]
+fn sphere_quadratic(o: Vec3, d: Vec3, r: f32) -> (f64, f64, f64, bool) {
     let (o, d) = (o.as_dvec3(), d.as_dvec3());
     let a = d.length_squared();
     let inv_a = 1.0 / a;
@@ -96,8 +105,7 @@ fn ray_sphere(o: Vec3, d: Vec3, r: f32) -> (DVec3, DVec3, f64, f64, bool) {
     let r2a = f64::from(r) * f64::from(r) * a;
     let h2a = r2a - o.cross(d).length_squared();
     let root = h2a.max(0.0).sqrt();
-    let (t0, t1) = ((-b - root) * inv_a, (-b + root) * inv_a);
-    (o, d, t0, t1, h2a >= -TOUCH_REL * r2a)
+    (b, root, inv_a, h2a >= -TOUCH_REL * r2a)
 }
 
 impl Sphere {
@@ -129,11 +137,11 @@ impl RayCast for Sphere {
         (meets & (in0 | in1), self.hit_at(ray, o, d, t))
     }
 
+    /// The test of `cast` on the same roots, formed and tested as a pair.
     #[inline(always)]
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
-        let (_, _, t0, t1, meets) = ray_sphere(ray.origin, ray.dir, self.radius);
-        let bounds = Bounds64::new(range);
-        meets & (bounds.contains(t0) | bounds.contains(t1))
+        let (b, root, inv_a, meets) = sphere_quadratic(ray.origin, ray.dir, self.radius);
+        meets & Bounds64::new(range).contains_either_root(b, root, inv_a)
     }
 
     fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {

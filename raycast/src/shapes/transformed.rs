@@ -13,7 +13,9 @@
 //! columns of the `Affine3A`), `hits` stops after the local query, `cast`
 //! takes the local candidate hit to the world whether or not it exists and
 //! decides hit or miss only at the end ([`RayCast::cast_candidate`]: no
-//! mispredicted branch on a random mix of hits and misses), the
+//! mispredicted branch on a random mix of hits and misses; the final
+//! `Option` is built so that LLVM cannot move the world point and normal
+//! back under a branch, see `hit::hit_if_unbranched`), the
 //! local ray is rebuilt lane by lane (see [`Transformed::to_local`]), and when
 //! the linear part is a similarity (rotation times uniform scale, the usual
 //! placement) the inverse transpose is stored divided by its scale, so it is a
@@ -21,7 +23,7 @@
 //! within a few ulps of 1).
 
 use crate::error::{finite_vec, or_panic};
-use crate::hit::hit_if;
+use crate::hit::hit_if_unbranched;
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Ray, ShapeError, Span};
 use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A};
@@ -220,7 +222,7 @@ impl<S: RayCast> RayCast for Transformed<S> {
     #[inline(always)]
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
         let (ok, h) = self.cast_candidate(ray, range);
-        hit_if(ok, h)
+        hit_if_unbranched(ok, h)
     }
 
     #[inline(always)]

@@ -197,7 +197,16 @@ impl ShearedRay {
     /// all watertightness needs.
     #[inline(always)]
     fn shear(&self, p: Vec3) -> DVec3 {
-        let p = p.to_array();
+        self.shear_at(&p)
+    }
+
+    /// [`ShearedRay::shear`] of a vertex read in place: the components are
+    /// loaded from where `p` lives (a triangle's field) by axis index, not
+    /// from a copy that the optimiser stores again for every ray. The same
+    /// arithmetic.
+    #[inline(always)]
+    fn shear_at(&self, p: &Vec3) -> DVec3 {
+        let p: &[f32; 3] = p.as_ref();
         let [kx, ky, kz] = self.axes;
         let [ox, oy, oz] = self.origin;
         let [dx, dy, dz] = self.dir;
@@ -259,13 +268,13 @@ impl ShearedRay {
     #[inline(always)]
     fn intersect_candidate(
         &self,
-        a: Vec3,
-        b: Vec3,
-        c: Vec3,
+        a: &Vec3,
+        b: &Vec3,
+        c: &Vec3,
         range: Interval,
         cull_back_faces: bool,
     ) -> (bool, TriangleHit) {
-        let (pa, pb, pc) = (self.shear(a), self.shear(b), self.shear(c));
+        let (pa, pb, pc) = (self.shear_at(a), self.shear_at(b), self.shear_at(c));
         let u = pc.x * pb.y - pc.y * pb.x;
         let v = pa.x * pc.y - pa.y * pc.x;
         let w = pb.x * pa.y - pb.y * pa.x;
@@ -394,7 +403,7 @@ impl RayCast for Triangle {
         let (o, d) = (Vec3A::from(ray.origin), Vec3A::from(ray.dir));
         let valid = all_finite(o, d) & !d.cmpeq(Vec3A::ZERO).all();
         let sr = ShearedRay::new_unchecked(ray);
-        let (ok, h) = sr.intersect_candidate(self.a, self.b, self.c, range, self.cull_back_faces);
+        let (ok, h) = sr.intersect_candidate(&self.a, &self.b, &self.c, range, self.cull_back_faces);
         (valid & ok, triangle_hit(ray, self.a, self.b, self.c, h))
     }
 
@@ -403,7 +412,7 @@ impl RayCast for Triangle {
         let (o, d) = (Vec3A::from(ray.origin), Vec3A::from(ray.dir));
         let valid = all_finite(o, d) & !d.cmpeq(Vec3A::ZERO).all();
         let sr = ShearedRay::new_unchecked(ray);
-        valid & sr.intersect_candidate(self.a, self.b, self.c, range, self.cull_back_faces).0
+        valid & sr.intersect_candidate(&self.a, &self.b, &self.c, range, self.cull_back_faces).0
     }
 
     fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {
