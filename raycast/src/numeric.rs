@@ -97,6 +97,12 @@ impl Bounds64 {
         Self { lo, hi }
     }
 
+    /// The two ends, `[lo, hi]` (empty, `lo > hi`, for a NaN end).
+    #[inline(always)]
+    pub(crate) fn ends(&self) -> (f64, f64) {
+        (self.lo, self.hi)
+    }
+
     /// Whether `t0 = (−b − root)·inv_a` or `t1 = (−b + root)·inv_a` (the two
     /// roots of the quadric kernels) is in the bounds: the same roundings as
     /// the scalar expressions (`−b − root` is `−b + (−root)`, and each lane

@@ -353,28 +353,6 @@ impl Capsule {
     }
 }
 
-/// `[lo, hi]` of `range` in f64, as [`Bounds64`] takes them: clamped to the
-/// finite f32 range, and empty (`lo > hi`) when an end is NaN.
-#[inline(always)]
-fn bounds(range: Interval) -> (f64, f64) {
-    let (min, max) = (f64::from(range.min), f64::from(range.max));
-    let lo = if min >= -F32_MAX {
-        min
-    } else if min < -F32_MAX {
-        -F32_MAX
-    } else {
-        f64::INFINITY
-    };
-    let hi = if max <= F32_MAX {
-        max
-    } else if max > F32_MAX {
-        F32_MAX
-    } else {
-        f64::NEG_INFINITY
-    };
-    (lo, hi)
-}
-
 /// `x` if `x > lo`, else `lo` (also for a NaN `x`): one `maxsd`, where
 /// `f64::max` adds a NaN fix-up of four instructions.
 #[inline(always)]
@@ -410,7 +388,7 @@ impl RayCast for Capsule {
     #[inline(always)]
     fn cast_candidate(&self, ray: &Ray, range: Interval) -> (bool, Hit) {
         let c = self.local(ray);
-        let (lo, hi) = bounds(range);
+        let (lo, hi) = Bounds64::new(range).ends();
         let (ok, t, part) = self.first(&c, lo, hi);
         (ok, self.hit_at(ray, &c, t, part))
     }
@@ -418,7 +396,7 @@ impl RayCast for Capsule {
     /// Without roots (see "Occlusion" in the module doc).
     #[inline]
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
-        let (lo, hi) = bounds(range);
+        let (lo, hi) = Bounds64::new(range).ends();
         let l = self.local(ray);
         let (len, r) = (self.half_len64, f64::from(self.radius));
         let (ox, oy, oz, dx, dy, dz, a, dd) = (l.ox, l.oy, l.oz, l.dx, l.dy, l.dz, l.a, l.dd);
