@@ -32,6 +32,7 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 mod aabb;
+mod batch;
 pub mod bvh;
 mod error;
 pub mod grid;

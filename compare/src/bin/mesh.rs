@@ -288,6 +288,13 @@ fn secs(f: impl FnOnce() -> usize) -> f64 {
     })
 }
 
+/// Process CPU seconds of one pass (for work on rayon's pool).
+fn process_secs(f: impl FnOnce() -> usize) -> f64 {
+    let t = raycast_compare::process_cpu_secs();
+    black_box(f());
+    raycast_compare::process_cpu_secs() - t
+}
+
 /// Median of `v` (sorted in place).
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -378,10 +385,13 @@ fn main() {
             };
             let bvh = BvhCrate::new(&bvh_mesh, rays);
             check_answers(&ours, &[&obvhs as &dyn Lib, &parry, &bvh], rays, set, (vertices, triangles));
-            let [c0, a0, c1, a1, c2, a2, c3, a3] =
+            let batch = ours_mesh.cast_batch(rays, Interval::FORWARD);
+            assert!(rays.iter().zip(&batch).all(|(r, b)| *b == ours_mesh.cast(r, Interval::FORWARD)));
+            let [c0, a0, c1, a1, c2, a2, c3, a3, c4, a4] =
                 time_rounds(&ours, &obvhs, &parry, &bvh, rays.len(), opts.reps);
             for (lib, closest, any, build_ms) in [
                 ("raycast", c0, a0, ours_ms),
+                ("raycast batch", c4, a4, ours_ms),
                 ("obvhs", c1, a1, obvhs_ms),
                 ("parry3d", c2, a2, parry_ms),
                 ("bvh", c3, a3, bvh_ms),
@@ -397,29 +407,34 @@ fn main() {
         opts.reps
     );
     println!("ratios > 1 mean raycast is better: Mrays/s raycast / peer, build time peer / raycast");
-    println!("| mesh                      | rays   | library | closest Mrays/s | any Mrays/s | build ms | closest ratio | any ratio | build ratio |");
-    println!("|---------------------------|--------|---------|-----------------|-------------|----------|---------------|-----------|-------------|");
-    for chunk in rows.chunks(4) {
-        let ours = &chunk[0];
+    println!("\"raycast batch\" = `TriMesh::cast_batch`/`hits_batch` on one thread (rays interleaved); its ratios are in brackets");
+    println!("| mesh                      | rays   | library       | closest Mrays/s | any Mrays/s | build ms | closest ratio | any ratio | build ratio |");
+    println!("|---------------------------|--------|---------------|-----------------|-------------|----------|---------------|-----------|-------------|");
+    for chunk in rows.chunks(5) {
+        let (ours, batch) = (&chunk[0], &chunk[1]);
         for r in chunk {
-            let ratio = |a: f64, b: f64| {
-                if r.lib == "raycast" {
+            let ratio = |a: f64, b: f64, a2: f64| {
+                if r.lib.starts_with("raycast") {
                     "—".to_string()
                 } else {
-                    format!("{:.2}x", a / b)
+                    format!("{:.2}x [{:.2}x]", a / b, a2 / b)
                 }
             };
             println!(
-                "| {:<25} | {:<6} | {:<7} | {:>15.2} | {:>11.2} | {:>8.1} | {:>13} | {:>9} | {:>11} |",
+                "| {:<25} | {:<6} | {:<13} | {:>15.2} | {:>11.2} | {:>8.1} | {:>13} | {:>9} | {:>11} |",
                 r.mesh,
                 r.set,
                 r.lib,
                 r.closest,
                 r.any,
                 r.build_ms,
-                ratio(ours.closest, r.closest),
-                ratio(ours.any, r.any),
-                ratio(r.build_ms, ours.build_ms),
+                ratio(ours.closest, r.closest, batch.closest),
+                ratio(ours.any, r.any, batch.any),
+                if r.lib.starts_with("raycast") {
+                    "—".to_string()
+                } else {
+                    format!("{:.2}x", r.build_ms / ours.build_ms)
+                },
             );
         }
     }
@@ -517,8 +532,18 @@ fn brute_force(ray: &Ray, (vertices, triangles): (&[Vec3], &[[u32; 3]])) -> Opti
 
 /// Times closest and any passes of the four libraries, taking turns in every
 /// round; returns median Mrays/s as [closest, any] per library in order.
-fn time_rounds(ours: &Ours, obvhs: &Obvhs, parry: &Parry, bvh: &BvhCrate, n: usize, reps: usize) -> [f64; 8] {
-    let mut times: [Vec<f64>; 8] = Default::default();
+fn time_rounds(
+    ours: &Ours,
+    obvhs: &Obvhs,
+    parry: &Parry,
+    bvh: &BvhCrate,
+    n: usize,
+    reps: usize,
+) -> [f64; 10] {
+    let mut times: [Vec<f64>; 10] = Default::default();
+    // The batches' answer buffers, reused from round to round as a lidar
+    // or a renderer would from frame to frame.
+    let (mut cast_out, mut hits_out) = (Vec::new(), Vec::new());
     for round in 0..=reps {
         let samples = [
             secs(|| pass_closest(ours, n)),
@@ -529,6 +554,16 @@ fn time_rounds(ours: &Ours, obvhs: &Obvhs, parry: &Parry, bvh: &BvhCrate, n: usi
             secs(|| pass_any(parry, n)),
             secs(|| pass_closest(bvh, n)),
             secs(|| pass_any(bvh, n)),
+            // The batches run on rayon's global pool (one thread here) while
+            // this thread waits: process CPU time.
+            process_secs(|| {
+                ours.mesh.cast_batch_into(ours.rays, Interval::FORWARD, &mut cast_out);
+                cast_out.iter().flatten().count()
+            }),
+            process_secs(|| {
+                ours.mesh.hits_batch_into(ours.rays, Interval::FORWARD, &mut hits_out);
+                hits_out.iter().filter(|&&h| h).count()
+            }),
         ];
         if round > 0 {
             // Round 0 warms caches and branch predictors.

@@ -37,7 +37,7 @@
 
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use parry3d::shape::SharedShape;
-use raycast::scene::{Filter, Scene};
+use raycast::scene::{rayon, Filter, Scene};
 use raycast::{Affine3A, Interval, Ray, TriMesh, Vec3};
 use raycast_compare::mrays;
 use raycast_compare::prims::{parry_ray, pv};
@@ -102,6 +102,7 @@ fn main() {
         parry3d::shape::TriMesh::new(vertices.iter().map(|&v| pv(v)).collect(), triangles).expect("bunny"),
     );
     let mut rows = Vec::new();
+    let mut scalings = Vec::new();
     for (n, name) in [(10_000usize, "10k"), (100_000, "100k")] {
         let items = scene_gen::items(n, 0x5ce2e + n as u64);
         let objects = scene_gen::ours(&items, &our_mesh);
@@ -122,17 +123,38 @@ fn main() {
         agree(name, &items, &ours, &parry, &rays, &prays);
 
         // --- timing, alternating the libraries in every round ---
+        // The batches run on a one-thread pool: the calling thread sleeps
+        // meanwhile, so the process's CPU time is the pool thread's.
         let f = Filter::ALL;
-        let mut t = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
+        let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("pool");
+        assert!(ours.cast_batch_in(&one, &rays, Interval::FORWARD, &f) == cast_each(&ours, &rays, &f));
+        let mut t: [Vec<f64>; 6] = Default::default();
+        let mut scaling = [Vec::new(), Vec::new()];
+        // The batches' answer buffers, reused from round to round as a game
+        // would from frame to frame.
+        let (mut cast_out, mut hits_out) = (Vec::new(), Vec::new());
         for _ in 0..=REPS {
             let s = [
                 time(|| ours_cast(&ours, &rays, &f)),
                 time(|| parry_cast(&parry, &prays)),
                 time(|| ours_hits(&ours, &rays, &f)),
                 time(|| parry_hits(&parry, &prays)),
+                process_time(|| {
+                    one.install(|| ours.cast_batch_into(&rays, Interval::FORWARD, &f, &mut cast_out))
+                }),
+                process_time(|| {
+                    one.install(|| ours.hits_batch_into(&rays, Interval::FORWARD, &f, &mut hits_out))
+                }),
             ];
             for (v, s) in t.iter_mut().zip(s) {
                 v.push(s);
+            }
+            // Wall time: the point is what a second thread adds.
+            for (v, pool) in scaling.iter_mut().zip([&one, &two]) {
+                let start = Instant::now();
+                black_box(ours.cast_batch_in(pool, &rays, Interval::FORWARD, &f));
+                v.push(start.elapsed().as_secs_f64());
             }
         }
         let med = t.map(|mut v| {
@@ -140,8 +162,21 @@ fn main() {
             v.sort_by(f64::total_cmp);
             mrays(N, v[v.len() / 2])
         });
+        let [one_wall, two_wall] = scaling.map(|mut v| {
+            v.remove(0);
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        });
         rows.push(Row { what: format!("cast {name}"), ours: med[0], parry: med[1], unit: "Mrays/s" });
         rows.push(Row { what: format!("hits {name}"), ours: med[2], parry: med[3], unit: "Mrays/s" });
+        rows.push(Row { what: format!("cast batch {name}"), ours: med[4], parry: med[1], unit: "Mrays/s" });
+        rows.push(Row { what: format!("hits batch {name}"), ours: med[5], parry: med[3], unit: "Mrays/s" });
+        scalings.push(format!(
+            "{name}: cast_batch on 2 threads {:.3} Mr/s vs 1 thread {:.3} Mr/s (wall time): {:.2}x",
+            mrays(N, two_wall),
+            mrays(N, one_wall),
+            one_wall / two_wall
+        ));
 
         // --- move every object, refit ---
         let (ours_ms, parry_ms, ours_refit, parry_refit) = refit(&items, ours, parry);
@@ -151,6 +186,8 @@ fn main() {
 
     println!();
     println!("{N} incoherent rays per set, median of {REPS} alternating rounds, one thread");
+    println!("(\"batch\": raycast's `cast_batch`/`hits_batch` on a one-thread pool, rays interleaved;");
+    println!(" parry's column repeats its one-ray-at-a-time loop, it has no batch query)");
     println!("| query            | raycast      | parry3d      | ratio  |");
     println!("|------------------|--------------|--------------|--------|");
     for r in &rows {
@@ -165,6 +202,10 @@ fn main() {
             short(r.unit),
             ratio
         );
+    }
+    println!();
+    for line in &scalings {
+        println!("{line}");
     }
 }
 
@@ -199,6 +240,18 @@ fn short(unit: &str) -> &str {
 /// CPU seconds `f` takes on this thread (see `raycast_compare::cpu_secs`).
 fn time(f: impl FnMut()) -> f64 {
     raycast_compare::time_secs(f)
+}
+
+/// Process CPU seconds `f` takes (for work on a rayon pool while this thread
+/// waits).
+fn process_time(f: impl FnOnce()) -> f64 {
+    let t = raycast_compare::process_cpu_secs();
+    f();
+    raycast_compare::process_cpu_secs() - t
+}
+
+fn cast_each(scene: &Scene, rays: &[Ray], f: &Filter) -> Vec<Option<raycast::Hit>> {
+    rays.iter().map(|r| scene.cast(r, Interval::FORWARD, f)).collect()
 }
 
 /// Compares the answers ray by ray; panics when too many disagree.

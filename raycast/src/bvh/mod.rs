@@ -46,6 +46,11 @@
 //! caller, who may prefetch their data), so the cache misses overlap with the
 //! work on the nearer child.
 //!
+//! The batches of meshes and scenes can also walk several rays at once
+//! (`interleave.rs`): each ray takes exactly the single-ray steps, one node
+//! per turn, so that the wait for one ray's next node overlaps with the
+//! other rays' tests. That pays on trees larger than a core's caches.
+//!
 //! # Leaf tags
 //! Inside the crate, a leaf also carries a tag (high bits of its count word,
 //! set by `Bvh::tag_leaves`, reported by `Bvh::traverse_tagged`). A mesh
@@ -54,6 +59,7 @@
 //! [`Bvh::items`]. Tags are invisible to the public API and kept by `refit`.
 
 mod build;
+mod interleave;
 mod simd;
 
 use crate::numeric::gamma;
@@ -62,6 +68,16 @@ use glam::{Vec3, Vec3A};
 use simd::F4;
 use std::mem::MaybeUninit;
 use std::ops::Range;
+
+/// Hints the CPU to bring `items[i]` (and what follows it, up to 128 bytes)
+/// into the cache, e.g. the data of a leaf the traversal announced. Any `i`
+/// is allowed: out of range, nothing happens.
+#[inline(always)]
+pub(crate) fn prefetch<T>(items: &[T], i: usize) {
+    if let Some(x) = items.get(i) {
+        simd::prefetch(x);
+    }
+}
 
 /// What a leaf test tells the traversal.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -238,6 +254,9 @@ struct Entry {
 }
 
 impl Entry {
+    /// The root node, entered at `t = -∞` (it is tested like any node).
+    const ROOT: Entry = Entry { child: 0, count: 0, t: f32::NEG_INFINITY };
+
     #[inline(always)]
     fn leaf(self) -> LeafRef {
         LeafRef {
@@ -245,6 +264,48 @@ impl Entry {
             count: (self.count & COUNT_MASK) as usize,
             tag: self.count >> COUNT_BITS,
         }
+    }
+}
+
+/// The traversal's stack of entries put aside, the next one to visit on top.
+/// Fixed size: the build bounds the depth (see `build::MAX_DEPTH`), and a
+/// node pushes at most three entries.
+struct Stack {
+    entries: [MaybeUninit<Entry>; STACK],
+    len: usize,
+}
+
+impl Stack {
+    /// An empty stack. The entries are left uninitialised: written as the
+    /// array literal `[MaybeUninit::uninit(); STACK]` inside a struct, LLVM
+    /// filled all 3 KiB with a `memset` on every ray.
+    #[inline(always)]
+    fn new() -> Self {
+        // SAFETY: an array of `MaybeUninit` needs no initialisation (the
+        // pattern documented for `MaybeUninit` arrays).
+        let entries = unsafe { MaybeUninit::<[MaybeUninit<Entry>; STACK]>::uninit().assume_init() };
+        Stack { entries, len: 0 }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, e: Entry) {
+        self.entries[self.len] = MaybeUninit::new(e);
+        self.len += 1;
+    }
+
+    /// Pops entries until one entered at or before `max` (one that can still
+    /// hold a hit in range); `None` when the stack runs out.
+    #[inline(always)]
+    fn pop_within(&mut self, max: f32) -> Option<Entry> {
+        while self.len > 0 {
+            self.len -= 1;
+            // SAFETY: entries below `len` were written by `push`.
+            let e = unsafe { self.entries[self.len].assume_init() };
+            if e.t <= max {
+                return Some(e);
+            }
+        }
+        None
     }
 }
 
@@ -549,62 +610,14 @@ impl Bvh {
         }
         let rb = RayBoxes::new(ray);
         let mut range = range;
-        let mut stack = [MaybeUninit::<Entry>::uninit(); STACK];
-        let mut sp = 0usize;
-        let mut cur = Entry { child: 0, count: 0, t: range.min };
+        let mut stack = Stack::new();
+        let mut cur = Entry::ROOT;
         loop {
             if cur.count == 0 {
                 let node = &self.nodes[cur.child as usize];
                 let (mask, near) = rb.test(node, range.min, range.max);
                 if mask != 0 {
-                    let near = near.to_array();
-                    let entry = |s: u32| {
-                        let s = s as usize;
-                        Entry { child: node.child[s], count: node.count[s], t: near[s] }
-                    };
-                    let e0 = entry(mask.trailing_zeros());
-                    let rest = mask & (mask - 1);
-                    if rest == 0 {
-                        cur = e0;
-                        continue;
-                    }
-                    let e1 = entry(rest.trailing_zeros());
-                    let rest = rest & (rest - 1);
-                    if rest == 0 {
-                        // The common case of two: push the farther, take the nearer.
-                        let (near, far) = if ORDERED && e1.t < e0.t { (e1, e0) } else { (e0, e1) };
-                        self.prefetch(far, &prefetch_leaf);
-                        stack[sp] = MaybeUninit::new(far);
-                        sp += 1;
-                        cur = near;
-                        continue;
-                    }
-                    let mut hits = [e0, e1, e0, e0];
-                    let mut k = 2;
-                    let mut m = rest;
-                    while m != 0 {
-                        hits[k] = entry(m.trailing_zeros());
-                        k += 1;
-                        m &= m - 1;
-                    }
-                    if ORDERED {
-                        // Insertion sort, farthest first (3 or 4 entries).
-                        for i in 1..k {
-                            let e = hits[i];
-                            let mut j = i;
-                            while j > 0 && hits[j - 1].t < e.t {
-                                hits[j] = hits[j - 1];
-                                j -= 1;
-                            }
-                            hits[j] = e;
-                        }
-                    }
-                    for e in &hits[..k - 1] {
-                        self.prefetch(*e, &prefetch_leaf);
-                        stack[sp] = MaybeUninit::new(*e);
-                        sp += 1;
-                    }
-                    cur = hits[k - 1];
+                    cur = self.descend::<ORDERED, P>(node, mask, near, &mut stack, &prefetch_leaf);
                     continue;
                 }
             } else {
@@ -618,20 +631,70 @@ impl Bvh {
                     Leaf::Stop => return,
                 }
             }
-            // Pop the next entry that can still matter.
-            loop {
-                if sp == 0 {
-                    return;
-                }
-                sp -= 1;
-                // SAFETY: entries below `sp` were written by the pushes above.
-                let e = unsafe { stack[sp].assume_init() };
-                if e.t <= range.max {
-                    cur = e;
-                    break;
-                }
+            match stack.pop_within(range.max) {
+                Some(e) => cur = e,
+                None => return,
             }
         }
+    }
+
+    /// One step down from `node`, which the ray enters in the children of
+    /// `mask` (not 0) at the entry `t`s `near`: returns the child to visit
+    /// next and pushes the others, so that the nearest is popped first in
+    /// ordered mode, prefetching each pushed one.
+    #[inline(always)]
+    fn descend<const ORDERED: bool, P: Fn(LeafRef)>(
+        &self,
+        node: &Node,
+        mask: u32,
+        near: F4,
+        stack: &mut Stack,
+        prefetch_leaf: &P,
+    ) -> Entry {
+        let near = near.to_array();
+        let entry = |s: u32| {
+            let s = s as usize;
+            Entry { child: node.child[s], count: node.count[s], t: near[s] }
+        };
+        let e0 = entry(mask.trailing_zeros());
+        let rest = mask & (mask - 1);
+        if rest == 0 {
+            return e0;
+        }
+        let e1 = entry(rest.trailing_zeros());
+        let rest = rest & (rest - 1);
+        if rest == 0 {
+            // The common case of two: push the farther, take the nearer.
+            let (near, far) = if ORDERED && e1.t < e0.t { (e1, e0) } else { (e0, e1) };
+            self.prefetch(far, prefetch_leaf);
+            stack.push(far);
+            return near;
+        }
+        let mut hits = [e0, e1, e0, e0];
+        let mut k = 2;
+        let mut m = rest;
+        while m != 0 {
+            hits[k] = entry(m.trailing_zeros());
+            k += 1;
+            m &= m - 1;
+        }
+        if ORDERED {
+            // Insertion sort, farthest first (3 or 4 entries).
+            for i in 1..k {
+                let e = hits[i];
+                let mut j = i;
+                while j > 0 && hits[j - 1].t < e.t {
+                    hits[j] = hits[j - 1];
+                    j -= 1;
+                }
+                hits[j] = e;
+            }
+        }
+        for e in &hits[..k - 1] {
+            self.prefetch(*e, prefetch_leaf);
+            stack.push(*e);
+        }
+        hits[k - 1]
     }
 
     /// Checks the invariants: `boxes` has one box per item, every item is in

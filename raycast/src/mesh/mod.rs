@@ -30,6 +30,7 @@
 //!   edge or a vertex) into one, keeping the lowest index (DESIGN §5); equal-`t`
 //!   hits on unconnected triangles (two surfaces touching) stay separate.
 
+mod batch;
 mod block;
 #[cfg(feature = "load")]
 mod load;
@@ -244,39 +245,63 @@ impl TriMesh {
     /// the lowest triangle index.
     #[inline]
     fn closest(&self, ray: &Ray, range: Interval) -> Option<(usize, TriangleHit)> {
-        let items = &self.ids;
-        let mut best: Option<(usize, TriangleHit)> = None;
-        // The kernel's per-ray constants are made at the first leaf: most
-        // rays that miss the mesh never reach one.
-        let mut prep: Option<(ShearedRay, Filter)> = None;
-        let cull = self.cull_back_faces;
+        let mut walk = Closest::default();
         let prefetch = |leaf| self.prefetch(leaf);
-        self.bvh.traverse_tagged(ray, range, Order::NearFirst, prefetch, |leaf, mut r| {
-            let (sr, filter) = match prep {
-                Some(p) => p,
-                None => match ShearedRay::new(ray) {
-                    Some(sr) => *prep.insert((sr, Filter::new(ray, cull))),
-                    None => return Leaf::Stop, // unreachable: the walk checks the ray
-                },
-            };
-            let mut out = Leaf::Miss;
-            self.candidates(&filter, leaf, |p, [a, b, c]| {
-                if let Some(h) = sr.intersect(a, b, c, r, cull) {
-                    let better = match best {
-                        Some((q, bh)) => h.t < bh.t || (h.t == bh.t && items[p] < items[q]),
-                        None => true,
-                    };
-                    if better {
-                        best = Some((p, h));
-                        r.max = h.t;
-                        out = Leaf::Hit(h.t);
-                    }
-                }
-                false
-            });
-            out
+        self.bvh.traverse_tagged(ray, range, Order::NearFirst, prefetch, |leaf, r| {
+            self.closest_leaf(ray, leaf, r, &mut walk)
         });
-        best
+        walk.best
+    }
+
+    /// The closest-hit test of one leaf for `ray` within `r`, updating the
+    /// ray's `walk`.
+    #[inline(always)]
+    fn closest_leaf(&self, ray: &Ray, leaf: LeafRef, mut r: Interval, walk: &mut Closest) -> Leaf {
+        let items = &self.ids;
+        let cull = self.cull_back_faces;
+        let Some((sr, filter)) = prepared(&mut walk.prep, ray, cull) else {
+            return Leaf::Stop; // unreachable: the walk checks the ray
+        };
+        let best = &mut walk.best;
+        let mut out = Leaf::Miss;
+        self.candidates(&filter, leaf, |p, [a, b, c]| {
+            if let Some(h) = sr.intersect(a, b, c, r, cull) {
+                let better = match *best {
+                    Some((q, bh)) => h.t < bh.t || (h.t == bh.t && items[p] < items[q]),
+                    None => true,
+                };
+                if better {
+                    *best = Some((p, h));
+                    r.max = h.t;
+                    out = Leaf::Hit(h.t);
+                }
+            }
+            false
+        });
+        out
+    }
+
+    /// The any-hit test of one leaf for `ray` within `r`: true when one of
+    /// its triangles is hit.
+    #[inline(always)]
+    fn hits_leaf(
+        &self,
+        ray: &Ray,
+        leaf: LeafRef,
+        r: Interval,
+        prep: &mut Option<(ShearedRay, Filter)>,
+    ) -> bool {
+        let cull = self.cull_back_faces;
+        prepared(prep, ray, cull).is_some_and(|(sr, filter)| {
+            self.candidates(&filter, leaf, |_, [a, b, c]| sr.intersect(a, b, c, r, cull).is_some())
+        })
+    }
+
+    /// The full hit of a closest-hit walk's answer.
+    #[inline]
+    fn hit_of(&self, ray: &Ray, (p, h): (usize, TriangleHit)) -> Hit {
+        let [a, b, c] = self.blocks[p / 4].corners(p % 4); // already in cache
+        hit_from(ray, a, b, c, self.ids[p], h)
     }
 
     /// Every hit as (original triangle index, kernel answer), unsorted.
@@ -310,6 +335,25 @@ impl TriMesh {
     }
 }
 
+/// One ray's closest-hit walk in progress: the kernel's per-ray constants
+/// (made at the first leaf: most rays that miss the mesh never reach one)
+/// and the best hit so far as (block slot, kernel answer).
+#[derive(Clone, Copy, Default)]
+struct Closest {
+    prep: Option<(ShearedRay, Filter)>,
+    best: Option<(usize, TriangleHit)>,
+}
+
+/// The kernel's constants for `ray`, made on first use and kept in `prep`;
+/// `None` for a ray the kernel refuses (the walks never pass one).
+#[inline(always)]
+fn prepared(prep: &mut Option<(ShearedRay, Filter)>, ray: &Ray, cull: bool) -> Option<(ShearedRay, Filter)> {
+    if prep.is_none() {
+        *prep = Some((ShearedRay::new(ray)?, Filter::new(ray, cull)));
+    }
+    *prep
+}
+
 /// True when `(b − a) × (c − a)` is exactly zero. The differences are exact
 /// in `f64` and so are their products (≤ 50 bits), so each component is one
 /// rounding of an exact difference: zero exactly when the exact one is.
@@ -340,27 +384,17 @@ fn hit_from(ray: &Ray, a: Vec3, b: Vec3, c: Vec3, k: u32, h: TriangleHit) -> Hit
 impl RayCast for TriMesh {
     /// The nearest hit; on an exact tie in `t` the lowest triangle index.
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
-        let (p, h) = self.closest(ray, range)?;
-        let [a, b, c] = self.blocks[p / 4].corners(p % 4); // already in cache
-        Some(hit_from(ray, a, b, c, self.ids[p], h))
+        self.closest(ray, range).map(|c| self.hit_of(ray, c))
     }
 
     /// Whether any triangle is hit in `range`: stops at the first hit found,
     /// in tree order.
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
-        let mut prep: Option<(ShearedRay, Filter)> = None;
-        let cull = self.cull_back_faces;
+        let mut prep = None;
         let mut found = false;
         let prefetch = |leaf| self.prefetch(leaf);
         self.bvh.traverse_tagged(ray, range, Order::Any, prefetch, |leaf, r| {
-            let (sr, filter) = match prep {
-                Some(p) => p,
-                None => match ShearedRay::new(ray) {
-                    Some(sr) => *prep.insert((sr, Filter::new(ray, cull))),
-                    None => return Leaf::Stop,
-                },
-            };
-            found = self.candidates(&filter, leaf, |_, [a, b, c]| sr.intersect(a, b, c, r, cull).is_some());
+            found = self.hits_leaf(ray, leaf, r, &mut prep);
             if found {
                 Leaf::Stop
             } else {

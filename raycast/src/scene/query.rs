@@ -18,7 +18,7 @@
 use super::filter::{Filter, Verdict};
 use super::object::SceneObject;
 use super::{placed_cast, Scene, Slot};
-use crate::bvh::{Leaf, Order};
+use crate::bvh::{prefetch, Leaf, Order};
 use crate::shapes::RayCast;
 use crate::{Aabb, Hit, Interval, Ray};
 
@@ -31,6 +31,17 @@ fn candidate<'s>(slot: &'s Slot, filter: &Filter) -> Option<(&'s SceneObject, bo
         Verdict::Ignore => None,
         Verdict::Accept => Some((o, false)),
         Verdict::Stop => Some((o, true)),
+    }
+}
+
+/// Whether `o` (in `slot`) is hit in `range`: through its placement, or
+/// directly when that is the identity.
+#[inline]
+fn placed_hits(slot: &Slot, o: &SceneObject, ray: &Ray, range: Interval) -> bool {
+    if slot.identity {
+        o.placed.shape().hits(ray, range)
+    } else {
+        o.placed.hits(ray, range)
     }
 }
 
@@ -90,6 +101,22 @@ impl Scene {
         if !ray.is_valid() || range.is_empty() {
             return None;
         }
+        let (mut best, stopped) = self.cast_side(ray, range, filter);
+        if let (Some(bvh), false) = (&self.bvh, stopped) {
+            let dir_len2 = ray.dir.length_squared();
+            let max = best.map_or(range.max, |b| b.t);
+            bvh.traverse_leaves(ray, Interval::new(range.min, max), Order::NearFirst, |leaves, _| {
+                self.cast_leaf(leaves, ray, dir_len2, range, filter, &mut best)
+            });
+        }
+        best
+    }
+
+    /// The closest hit among the side lists' objects (unbounded, pending,
+    /// moved; see the module doc), and whether it ends the search (a
+    /// [`Verdict::Stop`] object was hit).
+    #[inline(always)]
+    fn cast_side(&self, ray: &Ray, range: Interval, filter: &Filter) -> (Option<Hit>, bool) {
         let mut best: Option<Hit> = None;
         let mut max = range.max;
         for (list, clip) in [(&self.unbounded, false), (&self.pending, true), (&self.moved, true)] {
@@ -102,7 +129,7 @@ impl Scene {
                 }
                 if let Some(h) = placed_cast(slot.identity, &o.placed, ray, r) {
                     if stop {
-                        return Some(tagged(h, o.id));
+                        return (Some(tagged(h, o.id)), true);
                     }
                     if best.is_none_or(|b| h.t < b.t) {
                         max = h.t;
@@ -111,32 +138,114 @@ impl Scene {
                 }
             }
         }
-        if let Some(bvh) = &self.bvh {
-            let dir_len2 = ray.dir.length_squared();
-            bvh.traverse_leaves(ray, Interval::new(range.min, max), Order::NearFirst, |leaves, _| {
-                let mut out = Leaf::Miss;
-                for p in leaves {
-                    let Some((slot, o, stop)) = self.tree_candidate(p, ray, dir_len2, filter) else {
-                        continue;
-                    };
-                    let Some(h) = placed_cast(slot.identity, &o.placed, ray, Interval::new(range.min, max))
-                    else {
-                        continue;
-                    };
-                    if stop {
-                        best = Some(tagged(h, o.id));
-                        return Leaf::Stop;
-                    }
-                    if best.is_none_or(|b| h.t < b.t) {
-                        max = h.t;
-                        best = Some(tagged(h, o.id));
-                        out = Leaf::Hit(max);
-                    }
-                }
-                out
-            });
+        (best, false)
+    }
+
+    /// The closest-hit test of the tree items `leaves`: each accepted object
+    /// is cast over `[range.min, best]` (`range.max` while nothing is found);
+    /// `best` is replaced by a nearer hit. The upper end only prunes: every
+    /// kernel answers the first crossing at or after `range.min` (module doc).
+    #[inline(always)]
+    fn cast_leaf(
+        &self,
+        leaves: std::ops::Range<usize>,
+        ray: &Ray,
+        dir_len2: f32,
+        range: Interval,
+        filter: &Filter,
+        best: &mut Option<Hit>,
+    ) -> Leaf {
+        let mut out = Leaf::Miss;
+        for p in leaves {
+            let Some((slot, o, stop)) = self.tree_candidate(p, ray, dir_len2, filter) else {
+                continue;
+            };
+            let max = best.map_or(range.max, |b| b.t);
+            let Some(h) = placed_cast(slot.identity, &o.placed, ray, Interval::new(range.min, max)) else {
+                continue;
+            };
+            if stop {
+                *best = Some(tagged(h, o.id));
+                return Leaf::Stop;
+            }
+            if best.is_none_or(|b| h.t < b.t) {
+                *best = Some(tagged(h, o.id));
+                out = Leaf::Hit(h.t);
+            }
         }
-        best
+        out
+    }
+
+    /// [`Scene::cast`] for each of `rays`, written to `out` (same length):
+    /// the rays walk the tree together (see `bvh::interleave`), which hides
+    /// much of the memory latency of large scenes. Answers are those of
+    /// [`Scene::cast`], bit for bit.
+    pub(super) fn cast_into(&self, rays: &[Ray], range: Interval, filter: &Filter, out: &mut [Option<Hit>]) {
+        if self.bvh.as_ref().is_some_and(|b| b.interleaving_pays(rays)) {
+            self.cast_interleaved(rays, range, filter, out);
+        } else {
+            for (ray, o) in rays.iter().zip(out) {
+                *o = self.cast(ray, range, filter);
+            }
+        }
+    }
+
+    /// The interleaved walk of [`Scene::cast_into`], used whatever the
+    /// tree's size.
+    pub(super) fn cast_interleaved(
+        &self,
+        rays: &[Ray],
+        range: Interval,
+        filter: &Filter,
+        out: &mut [Option<Hit>],
+    ) {
+        debug_assert_eq!(rays.len(), out.len());
+        // Each ray's tree range after its side lists (empty: nothing to walk).
+        let empty = Interval::new(1.0, 0.0);
+        let starts: Vec<Interval> = rays
+            .iter()
+            .zip(out.iter_mut())
+            .map(|(ray, o)| {
+                *o = None;
+                if !ray.is_valid() || range.is_empty() {
+                    return empty;
+                }
+                let (best, stopped) = self.cast_side(ray, range, filter);
+                *o = best;
+                if stopped {
+                    empty
+                } else {
+                    Interval::new(range.min, best.map_or(range.max, |b| b.t))
+                }
+            })
+            .collect();
+        self.walk_interleaved(rays, &starts, Order::NearFirst, |i, leaves, ray, dir_len2| {
+            self.cast_leaf(leaves, ray, dir_len2, range, filter, &mut out[i])
+        });
+    }
+
+    /// The tree walk of the interleaved batches: ray `i` from `starts[i]`
+    /// (empty: no walk), `leaf(i, items, ray, |dir|²)` per leaf reached, the
+    /// cull records of leaves prefetched as they are announced.
+    #[inline(always)]
+    fn walk_interleaved(
+        &self,
+        rays: &[Ray],
+        starts: &[Interval],
+        order: Order,
+        mut leaf: impl FnMut(usize, std::ops::Range<usize>, &Ray, f32) -> Leaf,
+    ) {
+        let Some(bvh) = &self.bvh else { return };
+        bvh.traverse_interleaved(
+            rays.len(),
+            order,
+            |i| (rays[i], starts[i]),
+            |l| prefetch(&self.cull, l.first),
+            |i, l, _| {
+                let ray = &rays[i];
+                leaf(i, l.first..l.first + l.count, ray, ray.dir.length_squared())
+            },
+        );
     }
 
     /// Whether any object `filter` accepts is hit with `t` in `range`
@@ -155,38 +264,81 @@ impl Scene {
         if !ray.is_valid() || range.is_empty() {
             return false;
         }
-        let hits = |slot: &Slot, o: &SceneObject| {
-            if slot.identity {
-                o.placed.shape().hits(ray, range)
-            } else {
-                o.placed.hits(ray, range)
-            }
-        };
-        let test = |slot: &Slot, clip: bool| {
-            candidate(slot, filter)
-                .is_some_and(|(o, _)| !(clip && slot.world.clip(ray, range).is_none()) && hits(slot, o))
-        };
-        for (list, clip) in [(&self.unbounded, false), (&self.pending, true), (&self.moved, true)] {
-            if list.iter().any(|&i| test(&self.slots[i as usize], clip)) {
-                return true;
-            }
+        if self.hits_side(ray, range, filter) {
+            return true;
         }
         let mut found = false;
         if let Some(bvh) = &self.bvh {
             // Any order: the first hit ends the search, nearness buys nothing.
             let dir_len2 = ray.dir.length_squared();
             bvh.traverse_leaves(ray, range, Order::Any, |leaves, _| {
-                for p in leaves {
-                    if self.tree_candidate(p, ray, dir_len2, filter).is_some_and(|(slot, o, _)| hits(slot, o))
-                    {
-                        found = true;
-                        return Leaf::Stop;
-                    }
-                }
-                Leaf::Miss
+                self.hits_leaf(leaves, ray, dir_len2, range, filter, &mut found)
             });
         }
         found
+    }
+
+    /// Whether an object of the side lists is hit (see [`Scene::hits`]).
+    #[inline(always)]
+    fn hits_side(&self, ray: &Ray, range: Interval, filter: &Filter) -> bool {
+        let test = |slot: &Slot, clip: bool| {
+            candidate(slot, filter).is_some_and(|(o, _)| {
+                !(clip && slot.world.clip(ray, range).is_none()) && placed_hits(slot, o, ray, range)
+            })
+        };
+        [(&self.unbounded, false), (&self.pending, true), (&self.moved, true)]
+            .into_iter()
+            .any(|(list, clip)| list.iter().any(|&i| test(&self.slots[i as usize], clip)))
+    }
+
+    /// The any-hit test of the tree items `leaves`: stops at the first
+    /// accepted object hit in `range`, setting `found`.
+    #[inline(always)]
+    fn hits_leaf(
+        &self,
+        leaves: std::ops::Range<usize>,
+        ray: &Ray,
+        dir_len2: f32,
+        range: Interval,
+        filter: &Filter,
+        found: &mut bool,
+    ) -> Leaf {
+        for p in leaves {
+            if self
+                .tree_candidate(p, ray, dir_len2, filter)
+                .is_some_and(|(slot, o, _)| placed_hits(slot, o, ray, range))
+            {
+                *found = true;
+                return Leaf::Stop;
+            }
+        }
+        Leaf::Miss
+    }
+
+    /// [`Scene::hits`] for each of `rays`, written to `out`, the rays walking
+    /// the tree together like [`Scene::cast_into`]'s.
+    pub(super) fn hits_into(&self, rays: &[Ray], range: Interval, filter: &Filter, out: &mut [bool]) {
+        if self.bvh.as_ref().is_some_and(|b| b.interleaving_pays(rays)) {
+            self.hits_interleaved(rays, range, filter, out);
+        } else {
+            for (ray, o) in rays.iter().zip(out) {
+                *o = self.hits(ray, range, filter);
+            }
+        }
+    }
+
+    /// The interleaved walk of [`Scene::hits_into`], used whatever the
+    /// tree's size.
+    pub(super) fn hits_interleaved(&self, rays: &[Ray], range: Interval, filter: &Filter, out: &mut [bool]) {
+        debug_assert_eq!(rays.len(), out.len());
+        for (ray, o) in rays.iter().zip(out.iter_mut()) {
+            *o = ray.is_valid() && !range.is_empty() && self.hits_side(ray, range, filter);
+        }
+        let empty = Interval::new(1.0, 0.0);
+        let starts: Vec<Interval> = out.iter().map(|&found| if found { empty } else { range }).collect();
+        self.walk_interleaved(rays, &starts, Order::Any, |i, leaves, ray, dir_len2| {
+            self.hits_leaf(leaves, ray, dir_len2, range, filter, &mut out[i])
+        });
     }
 
     /// Every crossing with `t` in `range` of every object `filter` accepts
