@@ -10,6 +10,9 @@
 //!   iteration keeps a sample short.
 //! * **build**: `TriMesh::try_new` on the bunny (BVH build and leaf copies).
 //!
+//! Each ray set is timed one ray at a time (`closest`, `any`) and as one
+//! `cast_batch_into` on a one-thread pool (`closest-batch-1-thread`).
+//!
 //! Throughput is in elements, so Criterion prints rays/s (Melem/s = Mrays/s).
 //! Single thread. The rays come from a fixed seed; before timing, `cast` and
 //! `hits` must agree on every ray. Bytes per triangle are printed once.
@@ -106,6 +109,17 @@ fn bench_rays(c: &mut Criterion, mesh: &TriMesh, name: &str, rays: &[Ray]) {
     });
     group.bench_function("any", |bch| {
         bch.iter(|| rays.iter().filter(|r| mesh.hits(black_box(r), Interval::FORWARD)).count())
+    });
+    // The batch query on one thread, into a reused buffer: incoherent rays
+    // walk the tree eight at a time (`bvh::interleave`), camera rays one by
+    // one (they are coherent).
+    let one = raycast::scene::rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let mut out = Vec::new();
+    group.bench_function("closest-batch-1-thread", |bch| {
+        bch.iter(|| {
+            one.install(|| mesh.cast_batch_into(rays, Interval::FORWARD, &mut out));
+            out.iter().flatten().count()
+        })
     });
     group.finish();
 }

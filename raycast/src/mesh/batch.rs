@@ -3,7 +3,7 @@
 //!
 //! Rays are handed out in runs of 64, one parallel task each (see
 //! `crate::batch`). Within a run, when the mesh's tree is too large for a
-//! core's own caches (≥ 1 MiB of nodes, ~100,000 triangles) and the rays
+//! core's own caches (≥ 2 MiB of nodes, ~100,000 triangles) and the rays
 //! are not coherent (a camera's neighbouring pixels are), the rays walk the
 //! tree together, eight at a time (`bvh::interleave`), so that one ray's
 //! wait for a node or a triangle block from memory overlaps with the other

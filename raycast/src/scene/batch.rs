@@ -3,7 +3,7 @@
 //!
 //! Rays are handed out in runs of 64, one parallel task each (see
 //! `crate::batch`). Within a run, when the scene's tree is too large for a
-//! core's own caches (≥ 1 MiB of nodes, ~25,000 objects) and the rays are
+//! core's own caches (≥ 2 MiB of nodes, ~50,000 objects) and the rays are
 //! not coherent (a camera's neighbouring pixels are), the rays walk the tree
 //! together, eight at a time (`bvh::interleave`): while one ray waits for a
 //! node to arrive from memory the others advance, which makes a batch on one
