@@ -288,13 +288,6 @@ fn secs(f: impl FnOnce() -> usize) -> f64 {
     })
 }
 
-/// Process CPU seconds of one pass (for work on rayon's pool).
-fn process_secs(f: impl FnOnce() -> usize) -> f64 {
-    let t = raycast_compare::process_cpu_secs();
-    black_box(f());
-    raycast_compare::process_cpu_secs() - t
-}
-
 /// Median of `v` (sorted in place).
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -544,6 +537,7 @@ fn time_rounds(
     // The batches' answer buffers, reused from round to round as a lidar
     // or a renderer would from frame to frame.
     let (mut cast_out, mut hits_out) = (Vec::new(), Vec::new());
+    let one = raycast::scene::rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
     for round in 0..=reps {
         let samples = [
             secs(|| pass_closest(ours, n)),
@@ -554,15 +548,19 @@ fn time_rounds(
             secs(|| pass_any(parry, n)),
             secs(|| pass_closest(bvh, n)),
             secs(|| pass_any(bvh, n)),
-            // The batches run on rayon's global pool (one thread here) while
-            // this thread waits: process CPU time.
-            process_secs(|| {
-                ours.mesh.cast_batch_into(ours.rays, Interval::FORWARD, &mut cast_out);
-                cast_out.iter().flatten().count()
+            // The batches run on a one-thread pool, timed in that thread's
+            // CPU time from inside the pool.
+            one.install(|| {
+                secs(|| {
+                    ours.mesh.cast_batch_into(ours.rays, Interval::FORWARD, &mut cast_out);
+                    cast_out.iter().flatten().count()
+                })
             }),
-            process_secs(|| {
-                ours.mesh.hits_batch_into(ours.rays, Interval::FORWARD, &mut hits_out);
-                hits_out.iter().filter(|&&h| h).count()
+            one.install(|| {
+                secs(|| {
+                    ours.mesh.hits_batch_into(ours.rays, Interval::FORWARD, &mut hits_out);
+                    hits_out.iter().filter(|&&h| h).count()
+                })
             }),
         ];
         if round > 0 {
