@@ -46,6 +46,19 @@ impl TriMesh {
     /// ray: reusing one buffer from batch to batch (a lidar's scans, a
     /// camera's frames) saves allocating and first touching it every time
     /// (80 bytes per ray).
+    ///
+    /// # Examples
+    /// ```
+    /// use raycast::{vec3, Interval, Ray, TriMesh};
+    /// let tri = TriMesh::new(vec![vec3(0.0, 0.0, 0.0), vec3(1.0, 0.0, 0.0), vec3(0.0, 1.0, 0.0)], vec![[0, 1, 2]]);
+    /// let mut hits = Vec::new();
+    /// for scan in 0..3 {
+    ///     let rays: Vec<Ray> = (0..10).map(|i| Ray::new(vec3(0.1 * i as f32, 0.2, 1.0 + scan as f32), vec3(0.0, 0.0, -1.0))).collect();
+    ///     tri.cast_batch_into(&rays, Interval::FORWARD, &mut hits);
+    ///     assert_eq!(hits.iter().filter(|h| h.is_some()).count(), 8); // x = 0.0 ..= 0.7
+    ///     assert_eq!(hits[0].unwrap().t, 1.0 + scan as f32);
+    /// }
+    /// ```
     pub fn cast_batch_into(&self, rays: &[Ray], range: Interval, out: &mut Vec<Option<Hit>>) {
         crate::batch::in_runs(rays, out, None, |rays, out| self.cast_into(rays, range, out));
     }
