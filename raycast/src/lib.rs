@@ -39,6 +39,7 @@ pub mod grid;
 mod hit;
 pub mod mesh;
 pub mod numeric;
+mod pages;
 mod ray;
 pub mod scene;
 pub mod shapes;

@@ -476,8 +476,7 @@ pub(super) fn build(boxes: &[Aabb], opts: &BuildOptions) -> (Vec<Node>, Vec<u32>
         let kids = if bn[root as usize].count > 0 { vec![root] } else { bn[root as usize].kids.to_vec() };
         fill(&bn, 0, &kids, &mut nodes);
     }
-    nodes.shrink_to_fit();
-    (nodes, items)
+    (crate::pages::on_huge_pages(nodes), crate::pages::on_huge_pages(items))
 }
 
 /// Writes the 4-wide node `at` with the binary subtrees `start` as seed

@@ -150,8 +150,7 @@ impl TriMesh {
             ids.resize(4 * blocks.len(), u32::MAX);
             (blocks.len() - 1) as u32
         });
-        blocks.shrink_to_fit();
-        ids.shrink_to_fit();
+        let (blocks, ids) = (crate::pages::on_huge_pages(blocks), crate::pages::on_huge_pages(ids));
         Ok(Self { vertices, triangles, bvh, blocks, ids, cull_back_faces: false })
     }
 

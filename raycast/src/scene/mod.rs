@@ -470,6 +470,9 @@ impl Scene {
                 self.cull.push(record);
             }
         }
+        // What a ray reads per object, on huge pages when large (see `pages`).
+        self.slots = crate::pages::on_huge_pages(std::mem::take(&mut self.slots));
+        self.cull = crate::pages::on_huge_pages(std::mem::take(&mut self.cull));
     }
 
     /// Bounds of every object in the world frame (infinite with a plane in

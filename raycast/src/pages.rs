@@ -1,0 +1,82 @@
+//! Large arrays on huge pages (Linux): [`on_huge_pages`].
+//!
+//! A ray in a large tree reads nodes and triangle blocks scattered over tens
+//! of megabytes. With 4 KiB pages nearly every one of those reads also misses
+//! the TLB (a few thousand entries cover only a few MiB), and the page walk
+//! adds its own memory accesses in front of the cache miss. Backed by 2 MiB
+//! pages, the same arrays are covered by a few dozen TLB entries.
+//!
+//! Linux gives anonymous memory huge pages either always, never, or (the
+//! usual default, `/sys/kernel/mm/transparent_hugepage/enabled` =
+//! `madvise`) only where the program asks for them with
+//! `madvise(MADV_HUGEPAGE)`. So the tree, the mesh's blocks and the scene's
+//! objects and cull records, once built, are moved into a fresh allocation whose 2 MiB-aligned
+//! interior is first released (`MADV_DONTNEED`: pages the allocator may have
+//! handed out before are dropped, so every page is faulted in anew) and then
+//! advised `MADV_HUGEPAGE`, so that the copy faults in huge pages. The advice
+//! is only a hint: if the kernel refuses it or has no huge page at hand,
+//! the array simply stays on small pages. Elsewhere than Linux, and below
+//! [`HUGE_PAGE`] of interior, arrays are left as they are.
+//!
+//! Measured on the 1.1M-triangle mesh (random rays, one thread, `madvise`
+//! mode): 1.01–1.06 → 1.21–1.25 Mrays/s, as with the system-wide `always`
+//! mode; the 69k-triangle bunny (4 MiB in all) is unchanged.
+
+/// The huge page size the interior is aligned to (x86_64 and aarch64 with
+/// 4 KiB base pages).
+pub(crate) const HUGE_PAGE: usize = 2 << 20;
+
+/// `v`'s elements (moved, in order) in an allocation advised for huge pages
+/// when that helps (see the module docs); otherwise `v` itself, with its
+/// spare capacity released.
+pub(crate) fn on_huge_pages<T>(mut v: Vec<T>) -> Vec<T> {
+    let bytes = std::mem::size_of_val(v.as_slice());
+    if !cfg!(target_os = "linux") || bytes < 2 * HUGE_PAGE {
+        v.shrink_to_fit();
+        return v;
+    }
+    let mut out: Vec<T> = Vec::with_capacity(v.len());
+    advise(out.as_mut_ptr().cast(), bytes);
+    out.extend(v);
+    out
+}
+
+/// Releases and advises the huge-page-aligned interior of the `bytes`
+/// starting at `start`, which must belong to an allocation holding no value
+/// yet (its content is lost).
+#[cfg(target_os = "linux")]
+fn advise(start: *mut u8, bytes: usize) {
+    let at = start as usize;
+    let lo = at.next_multiple_of(HUGE_PAGE);
+    let hi = (at + bytes) / HUGE_PAGE * HUGE_PAGE;
+    if hi > lo {
+        let p = start.wrapping_add(lo - at).cast::<libc::c_void>();
+        // SAFETY: `[lo, hi)` lies inside the caller's allocation, which holds
+        // no value; dropping its pages (they read as zero afterwards) and
+        // advising them changes nothing the program can observe. Both calls
+        // are hints whose failure is harmless, so their results are ignored.
+        unsafe {
+            libc::madvise(p, hi - lo, libc::MADV_DONTNEED);
+            libc::madvise(p, hi - lo, libc::MADV_HUGEPAGE);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise(_start: *mut u8, _bytes: usize) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copies_small_and_large_arrays_exactly() {
+        let small: Vec<u32> = (0..1000).collect();
+        assert_eq!(on_huge_pages(small.clone()), small);
+        // 8 MiB: at least one aligned huge page inside, whatever the address.
+        let large: Vec<u64> = (0..(1u64 << 20)).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+        let copy = on_huge_pages(large.clone());
+        assert_eq!(copy, large);
+        assert_eq!(copy.capacity(), large.len());
+    }
+}
