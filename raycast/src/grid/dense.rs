@@ -80,7 +80,7 @@ impl VoxelVolume {
         let n = bdims.as_u64vec3().element_product();
         let words =
             usize::try_from(n).map_err(|_| ShapeError::new("dims", format!("too large, got {dims}")))?;
-        Ok(Self { grid, min_cell, dims, bdims, bits: vec![0; words], count: 0 })
+        Ok(Self { grid, min_cell, dims, bdims, bits: crate::pages::zeroed_on_huge_pages(words), count: 0 })
     }
 
     /// The smallest volume holding `cells`, with those cells solid.
