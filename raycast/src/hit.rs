@@ -140,6 +140,14 @@ impl Hit {
 }
 
 impl Hit {
+    /// Like [`Hit::with_point`] with a `front_face` known from the kernel's
+    /// own geometry (exactly `dir · normal < 0` at the exact crossing),
+    /// rather than a dot product with the rounded normal.
+    #[inline(always)]
+    pub(crate) fn with_face(t: f32, point: Vec3, normal: Vec3, front_face: bool, part: Part) -> Self {
+        Self { t, point, normal, front_face, part, uv: None, triangle: None, cell: None, object: None }
+    }
+
     /// The stand-in of [`RayCast::cast_candidate`](crate::RayCast::cast_candidate)
     /// when there is no hit: finite, never reported.
     pub(crate) const NONE: Hit = Hit {

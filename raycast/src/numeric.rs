@@ -103,32 +103,79 @@ impl Bounds64 {
         (self.lo, self.hi)
     }
 
-    /// Whether `t0 = (−b − root)·inv_a` or `t1 = (−b + root)·inv_a` (the two
-    /// roots of the quadric kernels) is in the bounds: the same roundings as
-    /// the scalar expressions (`−b − root` is `−b + (−root)`, and each lane
-    /// rounds exactly as the scalar operation), done as one 2-lane vector:
-    /// one add, one multiply and two compares instead of two of each plus
-    /// the combining of four flags (the sphere's `hits`: 102 → 100
-    /// instructions per ray, most of the gain in the shorter tail).
+    /// Which root `t∓ = (−b ∓ √h)/a` of `a·t² + 2b·t + c` (`a > 0`,
+    /// `h = b² − a·c >= 0` the reduced discriminant) lies in the bounds,
+    /// without the square root or the division (so it can be decided while
+    /// the root is being computed).
+    ///
+    /// With `g_x = −b − x·a = a·(t_m − x)` (`t_m = −b/a` the vertex):
+    /// `t− >= lo ⇔ g_lo >= √h ⇔ g_lo >= 0 ∧ g_lo² >= h`, and
+    /// `t+ >= lo ⇔ g_lo >= −√h ⇔ g_lo >= 0 ∨ g_lo² <= h`; at the upper end,
+    /// with `s_hi = −g_hi`, `t+ <= hi ⇔ s_hi >= 0 ∧ s_hi² >= h` and
+    /// `t− <= hi ⇔ s_hi >= 0 ∨ s_hi² <= h`. So with the pair
+    /// `s = (g_lo, −g_hi)`, "strong" `s >= 0 ∧ s² >= h` and "weak"
+    /// `s >= 0 ∨ s² <= h` per lane, `t−` is in when strong(lo) ∧ weak(hi)
+    /// and `t+` when weak(lo) ∧ strong(hi): one 2-lane multiply-add, a
+    /// square, three compares and a swap of lanes.
+    ///
+    /// Returns `−x` if `t−` is in and `x` otherwise (the sign to give the
+    /// root, applied to `x = 1/a` by the caller, as a bit operation: no
+    /// branch, no select through a flag), and whether either root is in.
+    ///
+    /// Exactness: these are the exact equivalences, so the only errors are
+    /// the f64 roundings of `b`, `x·a`, `g_x` and `g_x²` (~1e-16 relative):
+    /// the answer can differ from testing rounded roots only for a root
+    /// within ~1e-16·|t| of an end, which no f32 input resolves. The ends
+    /// are clamped to `±F32_MAX` (so `x·a` and `g_x²` stay finite for any f32
+    /// ray: `a <= 3·F32_MAX²`), and a NaN end (`lo = +∞` or `hi = −∞`) makes
+    /// `s = −∞`, failing both tests of its lane. `a > 0` and a finite `h` are
+    /// the caller's to check (for `a = 0` every test would pass).
     #[inline(always)]
-    pub(crate) fn contains_either_root(self, b: f64, root: f64, inv_a: f64) -> bool {
+    pub(crate) fn pick_root(self, a: f64, b: f64, h: f64, x: f64) -> (f64, bool) {
         #[cfg(target_arch = "x86_64")]
         {
             use core::arch::x86_64::{
-                _mm_add_pd, _mm_and_pd, _mm_cmple_pd, _mm_movemask_pd, _mm_mul_pd, _mm_set1_pd, _mm_set_pd,
+                _mm_add_pd, _mm_and_pd, _mm_cmpge_pd, _mm_cmple_pd, _mm_cvtsd_f64, _mm_movemask_pd,
+                _mm_mul_pd, _mm_or_pd, _mm_set1_pd, _mm_set_pd, _mm_set_sd, _mm_setzero_pd, _mm_shuffle_pd,
+                _mm_xor_pd,
             };
             // SAFETY: SSE2 is part of the x86-64 baseline.
             unsafe {
-                let t = _mm_mul_pd(_mm_add_pd(_mm_set1_pd(-b), _mm_set_pd(root, -root)), _mm_set1_pd(inv_a));
-                let inside =
-                    _mm_and_pd(_mm_cmple_pd(_mm_set1_pd(self.lo), t), _mm_cmple_pd(t, _mm_set1_pd(self.hi)));
-                _mm_movemask_pd(inside) != 0
+                // s = (−b − lo·a, b + hi·a); `_mm_set_pd` takes (lane 1, lane 0).
+                let s =
+                    _mm_add_pd(_mm_set_pd(b, -b), _mm_mul_pd(_mm_set_pd(self.hi, -self.lo), _mm_set1_pd(a)));
+                let (s2, h) = (_mm_mul_pd(s, s), _mm_set1_pd(h));
+                let nonneg = _mm_cmpge_pd(s, _mm_setzero_pd());
+                let strong = _mm_and_pd(nonneg, _mm_cmpge_pd(s2, h));
+                let weak = _mm_or_pd(nonneg, _mm_cmple_pd(s2, h));
+                // Lane 0: t− in; lane 1: t+ in.
+                let inside = _mm_and_pd(strong, _mm_shuffle_pd::<1>(weak, weak));
+                let sign = _mm_and_pd(inside, _mm_set_sd(-0.0));
+                (_mm_cvtsd_f64(_mm_xor_pd(_mm_set_sd(x), sign)), _mm_movemask_pd(inside) != 0)
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            self.contains((-b - root) * inv_a) | self.contains((-b + root) * inv_a)
+            let (s_lo, s_hi) = (-b - self.lo * a, b + self.hi * a);
+            let strong = |s: f64| (s >= 0.0) & (s * s >= h);
+            let weak = |s: f64| (s >= 0.0) | (s * s <= h);
+            let first = strong(s_lo) & weak(s_hi);
+            (if first { -x } else { x }, first | (weak(s_lo) & strong(s_hi)))
         }
+    }
+
+    /// Whether `num / den` is in the bounds, for `den != 0`, without the
+    /// division: `lo·den² <= num·den <= hi·den²` (multiplying by `den² > 0`
+    /// keeps the order). Each product is rounded once (~1e-16 relative), so
+    /// this can differ from testing the rounded quotient only for a quotient
+    /// within ~1e-16 of an end. For f64 values built from f32 inputs (sums of
+    /// products of two f32, `|den| <= 4·F32_MAX²` and `>= 2⁻²⁹⁸` when not 0)
+    /// no product overflows or underflows to 0: `den² <= 1e156` and the
+    /// ends are clamped to `±F32_MAX`. A NaN operand fails both compares.
+    #[inline(always)]
+    pub(crate) fn contains_quotient(self, num: f64, den: f64) -> bool {
+        let (p, q) = (num * den, den * den);
+        (self.lo * q <= p) & (p <= self.hi * q)
     }
 
     /// `lo <= t <= hi` (false for NaN).

@@ -27,6 +27,10 @@
 //!   `−s/0` is never formed.
 //! * The hit point is `o + t·d` in f64, rounded once: with the f64 `t` it is
 //!   on the plane to f64 rounding, so it is not projected.
+//! * `front_face` (`d·n < 0`) is the sign of the f64 `e`, exact for the
+//!   given normal (which points as the unit one does), instead of an f32 dot
+//!   product with the rounded unit normal, whose sign can be wrong for a
+//!   ray within ~1e-7 rad of parallel; a parallel ray (`e = 0`) has none.
 
 use crate::error::{finite_vec, or_panic};
 use crate::hit::hit_if;
@@ -94,7 +98,7 @@ impl Plane {
     }
 }
 
-/// Relative tolerance of the on-plane test `|s| <= ON_PLANE·Σ|n_i·(o_i − p_i)|`:
+/// Relative tolerance of the on-plane test `|s| < ON_PLANE·Σ|n_i·(o_i − p_i)|`:
 /// the f32 rounding of the inputs (an origin computed in f32 as a point of
 /// the plane is off it by a few ulps of each `o_i`), as γ(8).
 const ON_PLANE: f64 = gamma(8) as f64;
@@ -106,42 +110,87 @@ const SNAP_MOVE: f64 = 4.0 * ON_PLANE;
 
 /// The first `t` in `range` where the ray meets the plane (see the module
 /// doc): whether there is one (false also for a degenerate ray), its f32
-/// value and its f64 value.
+/// value, its f64 value, and whether the ray comes from the front
+/// (`e = n·d < 0`).
 ///
 /// No data-dependent branch on the usual path: the hit-or-miss test is a
 /// combined flag, and the two branches left (an origin within a rounding of
 /// the plane, a ray exactly parallel to it) are taken so rarely that they
 /// are always predicted.
 #[inline(always)]
-fn ray_plane(o: Vec3, d: Vec3, n: DVec3, p: Vec3, range: Interval) -> (bool, f32, f64) {
+fn ray_plane(o: Vec3, d: Vec3, n: DVec3, p: Vec3, range: Interval) -> (bool, f32, f64, bool) {
+    let (s, e) = plane_terms(o, d, n, p);
+    if e == 0.0 {
+        let (ok, t, t64) = parallel(s, d, range);
+        return (ok, t, t64, false);
+    }
+    let t = -s / e;
+    (finite(e) & Bounds64::new(range).contains(t), t as f32, t, e < 0.0)
+}
+
+/// Whether the ray meets the plane in `range`: [`ray_plane`]'s flag, without
+/// its division. For `e != 0`, `t = −s/e` is in `[lo, hi]` exactly when
+/// `−s·e` is in `[lo·e², hi·e²]` (multiplying by `e² > 0` keeps the order);
+/// see [`Bounds64::contains_quotient`]. The products are rounded once each
+/// (~1e-16 relative), so the answer can differ from testing the rounded
+/// quotient only for a crossing within ~1e-16·|t| of an end.
+#[inline(always)]
+fn ray_meets_plane(o: Vec3, d: Vec3, n: DVec3, p: Vec3, range: Interval) -> bool {
+    let (s, e) = plane_terms(o, d, n, p);
+    if e == 0.0 {
+        return parallel(s, d, range).0;
+    }
+    finite(e) & Bounds64::new(range).contains_quotient(-s, e)
+}
+
+/// The signed distance term `s = n·(o − p)` (snapped to 0 for an origin on
+/// the plane, see the module doc) and `e = n·d`.
+///
+/// Degenerate rays need no test of their own: `n` and `p` are finite, and
+/// `n_i·x` is NaN for an infinite `x` when `n_i = 0` and infinite otherwise,
+/// so a NaN or ±∞ in `o` (or `d`) makes `s` (or `e`) NaN or ±∞, while a
+/// finite `o` or `d` keeps them finite (f64 sums of exact products of f32
+/// values cannot overflow). A non-finite `s` is never snapped (its snap test
+/// is strict: `∞ < ∞` and NaN comparisons are false) and gives a NaN or
+/// infinite `t` (and `−s·e`), which no range holds; a parallel ray must
+/// have `s == 0`, hence a finite origin;
+/// so only a non-finite `e` needs the test [`finite`] (`t = −s/∞` would be
+/// 0). `d = 0` gives `e = 0`, refused by [`parallel`].
+#[inline(always)]
+fn plane_terms(o: Vec3, d: Vec3, n: DVec3, p: Vec3) -> (f64, f64) {
     let (w, d64) = (o.as_dvec3() - p.as_dvec3(), d.as_dvec3());
     let nw = n * w;
     let s = nw.element_sum();
     let e = n.dot(d64);
-    // The ray is finite exactly when `s` and `e` are: `n` and `p` are finite
-    // and `n_i·x` is NaN for an infinite `x` when `n_i = 0` and infinite
-    // otherwise, so a NaN or ±∞ in `o` (or `d`) makes `s` (or `e`) NaN or
-    // ±∞, and a finite `o` or `d` keeps them finite (f64 sums of exact
-    // products of f32 values cannot overflow). Two compares instead of
-    // testing the six inputs.
-    let finite = (s.abs() < f64::INFINITY) & (e.abs() < f64::INFINITY);
     // The snap moves the hit by |s|·|d|/|e|; compared squared, no root.
-    let s = if s.abs() <= ON_PLANE * nw.abs().element_sum()
+    // Strict, so that an infinite `s` (whose bound is infinite too) is never
+    // snapped; for a finite `s` it only leaves out the exact equality, and
+    // an exact 0 needs no snap.
+    let s = if s.abs() < ON_PLANE * nw.abs().element_sum()
         && s * s * d64.length_squared() <= (SNAP_MOVE * SNAP_MOVE) * (e * e) * w.length_squared()
     {
         0.0
     } else {
         s
     };
-    if e == 0.0 {
-        // Parallel (or d = 0, which is no ray): in the plane or a miss.
-        return match first_in(range) {
-            Some(t) if finite & (s == 0.0) & (d != Vec3::ZERO) => (true, t, f64::from(t)),
-            _ => (false, 0.0, 0.0),
-        };
+    (s, e)
+}
+
+/// `|e| < ∞` (false for NaN): the direction is finite (see [`plane_terms`]).
+#[inline(always)]
+fn finite(e: f64) -> bool {
+    e.abs() < f64::INFINITY
+}
+
+/// The answer for a ray parallel to the plane (`e == 0`), or `d = 0`, which
+/// is no ray: in the plane (`s == 0`) it touches at the first `t` of the
+/// range, otherwise it misses. Rare, so it is a branch.
+#[inline(always)]
+fn parallel(s: f64, d: Vec3, range: Interval) -> (bool, f32, f64) {
+    match first_in(range) {
+        Some(t) if (s == 0.0) & (d != Vec3::ZERO) => (true, t, f64::from(t)),
+        _ => (false, 0.0, 0.0),
     }
-    let t = -s / e;
-    (finite & Bounds64::new(range).contains(t), t as f32, t)
 }
 
 /// The first `t` of a non-empty interval: `min`, or `0` (or `max`) when `min`
@@ -160,11 +209,12 @@ fn first_in(range: Interval) -> Option<f32> {
 }
 
 impl Plane {
-    /// The full hit at `t` (f64 value `t64`): `o + t·d` in f64, its own normal.
+    /// The full hit at `t` (f64 value `t64`): `o + t·d` in f64, its own
+    /// normal, and `front_face` from the sign of `e` (see the module doc).
     #[inline(always)]
-    fn hit_at(&self, ray: &Ray, t: f32, t64: f64) -> Hit {
+    fn hit_at(&self, ray: &Ray, t: f32, t64: f64, front_face: bool) -> Hit {
         let q = ray.origin.as_dvec3() + t64 * ray.dir.as_dvec3();
-        Hit::with_point(ray, t, q.as_vec3(), self.normal, Part::Face)
+        Hit::with_face(t, q.as_vec3(), self.normal, front_face, Part::Face)
     }
 }
 
@@ -178,13 +228,13 @@ impl RayCast for Plane {
     /// The hit is computed on a miss too (at a `t` out of range or NaN).
     #[inline(always)]
     fn cast_candidate(&self, ray: &Ray, range: Interval) -> (bool, Hit) {
-        let (ok, t, t64) = ray_plane(ray.origin, ray.dir, self.given, self.point, range);
-        (ok, self.hit_at(ray, t, t64))
+        let (ok, t, t64, front_face) = ray_plane(ray.origin, ray.dir, self.given, self.point, range);
+        (ok, self.hit_at(ray, t, t64, front_face))
     }
 
     #[inline(always)]
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
-        ray_plane(ray.origin, ray.dir, self.given, self.point, range).0
+        ray_meets_plane(ray.origin, ray.dir, self.given, self.point, range)
     }
 
     fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {
@@ -247,8 +297,52 @@ mod tests {
         for d in [Vec3::ZERO, Vec3::NAN, vec3(f32::INFINITY, 0.0, 0.0), vec3(0.0, f32::INFINITY, 0.0)] {
             assert!(pl.cast(&Ray::new(Vec3::ZERO, d), Interval::FORWARD).is_none());
         }
+        // An infinite origin component along the normal makes `s` infinite;
+        // it must not be taken as "on the plane".
+        for o in [vec3(f32::INFINITY, 0.0, 0.0), vec3(f32::NEG_INFINITY, 1.0, 2.0)] {
+            for d in [vec3(-1.0, 0.0, 0.0), vec3(1.0, 0.5, 0.0), vec3(-3.0, 0.0, 1.0)] {
+                let r = Ray::new(o, d);
+                for range in [Interval::FORWARD, Interval::ALL, Interval::new(-1.0, 1.0)] {
+                    assert!(pl.cast(&r, range).is_none() && !pl.hits(&r, range), "{r:?} {range:?}");
+                }
+            }
+        }
         // A subnormal normal component of d: t overflows to ∞, which is no hit.
         assert!(pl.cast(&Ray::new(vec3(-4.0, 0.0, 0.0), vec3(1e-45, 1.0, 0.0)), Interval::FORWARD).is_none());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 4000, rng_seed: proptest::test_runner::RngSeed::Fixed(9), ..Default::default() })]
+
+        /// `hits` (no division: `−s·e` against `e²·[lo, hi]`) agrees with
+        /// `cast` (which divides), also on ranges that end exactly at the
+        /// crossing; `front_face` is `dir · normal < 0` away from parallel.
+        #[test]
+        fn hits_and_cast_agree(
+            n in proptest::array::uniform3(-2.0f32..2.0), p in proptest::array::uniform3(-4.0f32..4.0),
+            o in proptest::array::uniform3(-8.0f32..8.0), d in proptest::array::uniform3(-3.0f32..3.0),
+            lo in -6.0f32..6.0, len in 0.0f32..12.0, end in 0usize..5,
+        ) {
+            proptest::prop_assume!(Vec3::from(n).length() > 1e-2);
+            let (pl, ray) = (Plane::new(Vec3::from(n), Vec3::from(p)), Ray::new(Vec3::from(o), Vec3::from(d)));
+            let first = pl.cast(&ray, Interval::ALL);
+            let range = match (end, first) {
+                (0, _) => Interval::FORWARD,
+                (1, _) => Interval::new(lo, lo + len),
+                (2, Some(h)) => Interval::new(h.t, h.t + len),
+                (3, Some(h)) => Interval::new(h.t - len, h.t),
+                _ => Interval::ALL,
+            };
+            let cast = pl.cast(&ray, range);
+            proptest::prop_assert_eq!(pl.hits(&ray, range), cast.is_some(), "{:?} {:?}", range, first);
+            if let Some(h) = cast {
+                proptest::prop_assert!(range.contains(h.t), "{:?} {:?}", h, range);
+                let cos = ray.dir.normalize_or_zero().dot(h.normal);
+                if cos.abs() > 1e-3 {
+                    proptest::prop_assert_eq!(h.front_face, cos < 0.0, "{:?}", h);
+                }
+            }
+        }
     }
 
     #[test]

@@ -16,17 +16,30 @@
 //! `ray_sphere`), which keeps the one division off the path to the square
 //! root. No f32 input can overflow an f64 square; a NaN or infinite input
 //! makes a·h² NaN or −∞, and d = 0 makes t = 0·∞ = NaN, so the tests on a·h²
-//! and on the range reject every degenerate ray. A line within the f32
+//! and on the range reject every degenerate ray (`cast` and `hits`, which
+//! test the range before any `t` exists, test `a > 0` instead). A line within the f32
 //! rounding of the inputs of tangent touches ([`TOUCH_REL`]: inputs written
 //! as tangent are off by that rounding).
 //!
 //! The hit point is o + t·d in f64 (the unrounded t), which lies on the sphere
 //! to ~1e-16 of |o|, so the normal is that point times 1/r — unit to within
 //! f32 rounding without a square root — and the point is its rounding.
+//! `front_face` needs no dot product: at t∓, d·(o + t·d) = b + t·a =
+//! ∓√(a·h²), so the ray arrives from outside exactly at t− with a·h² > 0.
+//!
+//! `cast` keeps its chain of dependent steps short (the rays of a batch are
+//! independent, so the core overlaps them when each is short): which root
+//! is in the range is decided from b, a and a·h² alone, without the root
+//! (see `Bounds64::pick_root`), while the square root is computed; after it
+//! only k = ±√(a·h²)/a, t = t_m + k and the point (o + t_m·d) + k·d remain,
+//! where t_m = −b/a and the foot o + t_m·d were formed meanwhile. The
+//! decision and the rounded t can disagree only for a root within ~1e-16·|t|
+//! of an end of the range, so t is clamped to the range (a move of that
+//! size).
 
 use crate::error::{or_panic, positive};
 use crate::hit::hit_if;
-use crate::numeric::{select, Bounds64, F32_MAX, TOUCH_REL};
+use crate::numeric::{Bounds64, F32_MAX, TOUCH_REL};
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError, Span};
 use glam::{DVec3, Vec3};
@@ -77,8 +90,9 @@ impl Sphere {
 }
 
 /// The line's crossings with the sphere in f64 (see the module doc): the
-/// f64 origin and direction, the roots `t0 <= t1` and whether the line meets
-/// the sphere (false also for any degenerate ray).
+/// f64 origin and direction, the roots `t0 <= t1`, whether `t0` is an
+/// entry (`a·h² > 0`) and whether the line meets the sphere (false also for
+/// any degenerate ray).
 ///
 /// The squared distance of the line from the centre is `|o × d|²/a`
 /// (`a = d·d`), so `a·h² = r²·a − |o × d|²` needs no division, and
@@ -88,34 +102,40 @@ impl Sphere {
 /// exact value). A zero `d` gives `a·h² = 0` but `t = 0·∞ = NaN`, which no
 /// range contains; a non-finite input makes `a·h²` NaN or −∞.
 #[inline(always)]
-fn ray_sphere(o: Vec3, d: Vec3, r: f32) -> (DVec3, DVec3, f64, f64, bool) {
-    let (b, root, inv_a, meets) = sphere_quadratic(o, d, r);
+fn ray_sphere(o: Vec3, d: Vec3, r: f32) -> (DVec3, DVec3, f64, f64, bool, bool) {
+    let (a, b, h2a, meets) = sphere_terms(o, d, r);
+    let (root, inv_a) = (h2a.max(0.0).sqrt(), 1.0 / a);
     let (t0, t1) = ((-b - root) * inv_a, (-b + root) * inv_a);
-    (o.as_dvec3(), d.as_dvec3(), t0, t1, meets)
+    (o.as_dvec3(), d.as_dvec3(), t0, t1, root > 0.0, meets)
 }
 
-/// The pieces of [`ray_sphere`]'s roots `(−b ∓ root)·inv_a`: `b = o·d`,
-/// `root = √(a·h²)`, `inv_a = 1/a`, and whether the line meets the sphere.
+/// `a = d·d`, `b = o·d`, `a·h² = r²·a − |o × d|²` in f64 (see [`ray_sphere`]),
+/// and whether the line meets the sphere (`a·h²` not below the
+/// [`TOUCH_REL`] slack; false for NaN and −∞).
 #[inline(always)]
-fn sphere_quadratic(o: Vec3, d: Vec3, r: f32) -> (f64, f64, f64, bool) {
+fn sphere_terms(o: Vec3, d: Vec3, r: f32) -> (f64, f64, f64, bool) {
     let (o, d) = (o.as_dvec3(), d.as_dvec3());
     let a = d.length_squared();
-    let inv_a = 1.0 / a;
     let b = o.dot(d);
     let r2a = f64::from(r) * f64::from(r) * a;
     let h2a = r2a - o.cross(d).length_squared();
-    let root = h2a.max(0.0).sqrt();
-    (b, root, inv_a, h2a >= -TOUCH_REL * r2a)
+    (a, b, h2a, h2a >= -TOUCH_REL * r2a)
 }
 
 impl Sphere {
     /// The hit at the f64 root `t` (see the module doc for the point and
-    /// normal); no division (`1/r` is stored).
+    /// normal; `entry` is whether `t` is `t0` with `a·h² > 0`); no division
+    /// (`1/r` is stored).
     #[inline(always)]
-    fn hit_at(&self, ray: &Ray, o: DVec3, d: DVec3, t: f64) -> Hit {
-        let p = o + t * d;
+    fn hit_at(&self, o: DVec3, d: DVec3, t: f64, entry: bool) -> Hit {
+        self.hit_at_point(t, o + t * d, entry)
+    }
+
+    /// The hit at `t` with the f64 point `p` (on the sphere to f64 rounding).
+    #[inline(always)]
+    fn hit_at_point(&self, t: f64, p: DVec3, entry: bool) -> Hit {
         let n = (p * self.inv_radius).as_vec3();
-        Hit::with_point(ray, t as f32, p.as_vec3(), n, Part::Surface)
+        Hit::with_face(t as f32, p.as_vec3(), n, entry, Part::Surface)
     }
 }
 
@@ -126,26 +146,44 @@ impl RayCast for Sphere {
         hit_if(ok, h)
     }
 
-    /// Branch-free: the root is chosen with `select` and the hit computed
-    /// on a miss too (at a NaN or out-of-range `t`, harmlessly).
+    /// Branch-free, with the root chosen before it is computed (see the
+    /// module doc): the hit is computed on a miss too (at a NaN or
+    /// meaningless `t`, harmlessly). `a > 0` refuses `d = 0`, where the
+    /// range test alone would pass; a non-finite input fails `meets`.
     #[inline(always)]
     fn cast_candidate(&self, ray: &Ray, range: Interval) -> (bool, Hit) {
-        let (o, d, t0, t1, meets) = ray_sphere(ray.origin, ray.dir, self.radius);
+        let (a, b, h2a, meets) = sphere_terms(ray.origin, ray.dir, self.radius);
+        let h = h2a.max(0.0);
         let bounds = Bounds64::new(range);
-        let (in0, in1) = (bounds.contains(t0), bounds.contains(t1));
-        let t = select(in0, t0, t1);
-        (meets & (in0 | in1), self.hit_at(ray, o, d, t))
+        let inv_a = 1.0 / a;
+        // ∓1/a: − when t− is in the range.
+        let (signed_inv_a, any) = bounds.pick_root(a, b, h, inv_a);
+        let (o, d) = (ray.origin.as_dvec3(), ray.dir.as_dvec3());
+        let tm = -b * inv_a;
+        let foot = o + tm * d;
+        let k = h.sqrt() * signed_inv_a;
+        // A compare-select (`maxsd`/`minsd`): on a hit nothing is NaN.
+        let (lo, hi) = bounds.ends();
+        let t = tm + k;
+        let t = if t < lo { lo } else { t };
+        let t = if t > hi { hi } else { t };
+        // t− with a·h² > 0: k < 0 (−0 for a·h² = 0).
+        let hit = self.hit_at_point(t, foot + k * d, k < 0.0);
+        (meets & (a > 0.0) & any, hit)
     }
 
-    /// The test of `cast` on the same roots, formed and tested as a pair.
+    /// The test of `cast` without its square root and division: whether a
+    /// root `(−b ∓ √(a·h²))/a` is in the range is decided on `−b − x·a` and
+    /// its square against `a·h²` at each end `x`
+    /// (`Bounds64::pick_root`, exact up to f64 rounding), as in `cast`.
     #[inline(always)]
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
-        let (b, root, inv_a, meets) = sphere_quadratic(ray.origin, ray.dir, self.radius);
-        meets & Bounds64::new(range).contains_either_root(b, root, inv_a)
+        let (a, b, h2a, meets) = sphere_terms(ray.origin, ray.dir, self.radius);
+        meets & (a > 0.0) & Bounds64::new(range).pick_root(a, b, h2a.max(0.0), 1.0).1
     }
 
     fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {
-        let (o, d, t0, t1, meets) = ray_sphere(ray.origin, ray.dir, self.radius);
+        let (o, d, t0, t1, entry, meets) = ray_sphere(ray.origin, ray.dir, self.radius);
         let mut out = Vec::with_capacity(2);
         if !meets {
             return out;
@@ -153,10 +191,10 @@ impl RayCast for Sphere {
         let bounds = Bounds64::new(range);
         let (in0, in1) = (bounds.contains(t0), bounds.contains(t1));
         if in0 {
-            out.push(self.hit_at(ray, o, d, t0));
+            out.push(self.hit_at(o, d, t0, entry));
         }
         if in1 && !(in0 && t1 as f32 == t0 as f32) {
-            out.push(self.hit_at(ray, o, d, t1));
+            out.push(self.hit_at(o, d, t1, false));
         }
         out
     }
@@ -174,9 +212,10 @@ impl Solid for Sphere {
 
 impl ConvexSolid for Sphere {
     fn span(&self, ray: &Ray) -> Option<Span> {
-        let (o, d, t0, t1, meets) = ray_sphere(ray.origin, ray.dir, self.radius);
+        let (o, d, t0, t1, entry, meets) = ray_sphere(ray.origin, ray.dir, self.radius);
         let finite = (t0.abs() <= F32_MAX) & (t1.abs() <= F32_MAX);
-        (meets & finite).then(|| Span { enter: self.hit_at(ray, o, d, t0), exit: self.hit_at(ray, o, d, t1) })
+        (meets & finite)
+            .then(|| Span { enter: self.hit_at(o, d, t0, entry), exit: self.hit_at(o, d, t1, false) })
     }
 }
 
@@ -205,6 +244,65 @@ mod tests {
         assert_eq!(sp.enter.t, sp.exit.t);
         for d in [Vec3::ZERO, Vec3::NAN, vec3(f32::INFINITY, 0.0, 0.0)] {
             assert!(s.cast(&Ray::new(vec3(0.0, 0.0, -5.0), d), Interval::FORWARD).is_none());
+        }
+        // Every component of the origin or the direction of a hitting ray
+        // made ±∞ or NaN: `cast` and `hits` (which form no `t` before
+        // deciding) must still refuse them.
+        for bad in [f32::INFINITY, f32::NEG_INFINITY, f32::NAN] {
+            for i in 0..6 {
+                let (mut o, mut d) = ([0.1, 0.2, -5.0], [0.0, 0.1, 1.0]);
+                if i < 3 {
+                    o[i] = bad
+                } else {
+                    d[i - 3] = bad
+                }
+                let ray = Ray::new(Vec3::from(o), Vec3::from(d));
+                for range in [Interval::FORWARD, Interval::ALL, Interval::new(-1.0, 1.0)] {
+                    assert!(s.cast(&ray, range).is_none() && !s.hits(&ray, range), "{ray:?} {range:?}");
+                }
+            }
+        }
+        for range in [Interval::FORWARD, Interval::ALL] {
+            assert!(!s.hits(&Ray::new(vec3(0.0, 0.0, -5.0), Vec3::ZERO), range));
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 4000, rng_seed: proptest::test_runner::RngSeed::Fixed(5), ..Default::default() })]
+
+        /// `hits` (no root, no division) and `cast` (root chosen before it is
+        /// known, `t` clamped) agree with each other and with `cast_all`
+        /// (both roots, tested after rounding), also on ranges that end
+        /// exactly at a crossing; `front_face` is `dir · normal < 0` away from
+        /// grazing.
+        #[test]
+        fn hits_cast_and_cast_all_agree(
+            o in proptest::array::uniform3(-8.0f32..8.0), d in proptest::array::uniform3(-3.0f32..3.0),
+            r in 0.1f32..4.0, lo in -6.0f32..6.0, len in 0.0f32..12.0, end in 0usize..5,
+        ) {
+            let (s, ray) = (Sphere::new(r), Ray::new(Vec3::from(o), Vec3::from(d)));
+            proptest::prop_assume!(ray.dir.length() > 1e-3);
+            let all = s.cast_all(&ray, Interval::ALL);
+            let range = match (end, all.first(), all.last()) {
+                (0, ..) => Interval::FORWARD,
+                (1, ..) => Interval::new(lo, lo + len),
+                (2, Some(h), _) => Interval::new(h.t, h.t + len),
+                (3, _, Some(h)) => Interval::new(h.t - len, h.t),
+                _ => Interval::ALL,
+            };
+            let cast = s.cast(&ray, range);
+            proptest::prop_assert_eq!(s.hits(&ray, range), cast.is_some(), "{:?} {:?}", range, all);
+            let expect = s.cast_all(&ray, range).first().copied();
+            proptest::prop_assert_eq!(cast.is_some(), expect.is_some(), "{:?} {:?}", range, all);
+            if let (Some(h), Some(e)) = (cast, expect) {
+                proptest::prop_assert!(range.contains(h.t), "{:?} {:?}", h, range);
+                let scale = ray.origin.length().max(r) / ray.dir.length();
+                proptest::prop_assert!((h.t - e.t).abs() <= 1e-6 * scale, "{:?} {:?}", h, e);
+                let cos = ray.dir.normalize().dot(h.normal);
+                if cos.abs() > 1e-3 {
+                    proptest::prop_assert_eq!(h.front_face, cos < 0.0, "{:?}", h);
+                }
+            }
         }
     }
 

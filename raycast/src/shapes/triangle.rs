@@ -56,10 +56,10 @@
 
 use crate::error::{finite_vec, or_panic};
 use crate::hit::hit_if;
-use crate::numeric::{all_finite, select};
+use crate::numeric::select;
 use crate::shapes::RayCast;
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError};
-use glam::{DVec3, Vec2, Vec3, Vec3A};
+use glam::{DVec3, Vec2, Vec3};
 
 /// A triangle `a b c`, two-sided unless back-face culling is on. Its normal is
 /// `normalize((b - a) × (c - a))`; hits carry `uv` with
@@ -167,21 +167,40 @@ impl ShearedRay {
     /// meaningless but finite or NaN, never a panic).
     #[inline(always)]
     fn new_unchecked(ray: &Ray) -> Self {
-        let d = ray.dir.abs();
-        // The axis of the largest |d|: x if it is >= both others, else y if
-        // |d.y| >= |d.z|, else z (NaN picks z). Written as arithmetic on the
-        // comparisons: the dominant axis of a random ray is random, and
-        // LLVM turns the `if` chain into branches.
-        let not_x = !((d.x >= d.y) & (d.x >= d.z));
-        let kz = usize::from(not_x) * (1 + usize::from(!(d.y >= d.z)));
+        let kz = dominant_axis(ray.dir);
         let (kx, ky) = ((kz + 1) % 3, (kz + 2) % 3);
         // Keep the winding: swapping kx and ky mirrors the 2-D plane, so that
         // det's sign says front or back whatever the sign of d[kz].
-        let (o, d) = (ray.origin.to_array(), ray.dir.to_array());
-        let swap = d[kz] < 0.0;
+        let swap = ray.dir.to_array()[kz] < 0.0;
         let (kx, ky) = (select_index(swap, ky, kx), select_index(swap, kx, ky));
-        let axes = [kx, ky, kz];
-        let inv_dz = 1.0 / f64::from(d[kz]);
+        Self::with_axes(ray, [kx, ky, kz])
+    }
+
+    /// [`ShearedRay::new_unchecked`] without the swap: `kx, ky` always in
+    /// cyclic order, and whether `d[kz] < 0` (where `new_unchecked` swaps).
+    ///
+    /// The swap only exchanges the two sheared coordinates `x'` and `y'`,
+    /// which are computed alike (per axis), so every edge function, `det`
+    /// and `num` of this shear is exactly the negation of `new_unchecked`'s
+    /// (`fl(p·q − r·s) = −fl(r·s − p·q)`, and a sum of negated terms is the
+    /// negated sum), `1/det` too, and `t`, `u`, `v` are bit-identical; only
+    /// the signs (front or back, all ≥ 0 or all ≤ 0) are exchanged, which
+    /// the caller undoes with the flag. The flag is then off the chain of
+    /// dependent steps (the axes no longer wait for a load of `d[kz]` and a
+    /// compare), which a single unpredictable query feels.
+    #[inline(always)]
+    fn new_cyclic(ray: &Ray) -> (Self, bool) {
+        let kz = dominant_axis(ray.dir);
+        let sheared = Self::with_axes(ray, [(kz + 1) % 3, (kz + 2) % 3, kz]);
+        let flip = sheared.dir[2] < 0.0;
+        (sheared, flip)
+    }
+
+    /// The shear on the axes `[kx, ky, kz]`.
+    #[inline(always)]
+    fn with_axes(ray: &Ray, axes: [usize; 3]) -> Self {
+        let (o, d) = (ray.origin.to_array(), ray.dir.to_array());
+        let inv_dz = 1.0 / f64::from(d[axes[2]]);
         Self { origin: axes.map(|k| f64::from(o[k])), dir: axes.map(|k| f64::from(d[k])), axes, inv_dz }
     }
 
@@ -264,7 +283,36 @@ impl ShearedRay {
     /// whose hit or miss is unpredictable: the same operations in the same
     /// order (so the same `t`, `u`, `v` on a hit), every test evaluated and
     /// combined into the returned flag, and the division done on a miss too
-    /// (its result is then unused; `1/0` or NaN is harmless).
+    /// (its result is then unused; `1/0` or NaN is harmless). Also returns
+    /// the edge functions `(U, V, W)` and `1/det`, for the point.
+    ///
+    /// For a shear from [`ShearedRay::new_cyclic`], `flip` is its flag: the
+    /// edge functions, `det` and the weights are then the negation of
+    /// `intersect`'s (see there), so "all ≥ 0" and "all ≤ 0", and the sign
+    /// of `det` for `front_face`, are read the other way round.
+    ///
+    /// Safe on a degenerate ray (built by `new_cyclic`): the flag is then
+    /// false, because `det` is 0 or not finite. For `d = 0`, `D = 0` makes
+    /// every scaled sheared coordinate 0, so `det = 0`. A NaN anywhere in
+    /// `o` or `d` reaches a sheared coordinate (`D` is the largest `|d_i|`,
+    /// or `d_z` when a comparison met a NaN) and from it all three edge
+    /// functions, each of which uses both coordinates of both its vertices.
+    /// An infinite `d_i` makes `D` infinite, hence every sheared coordinate
+    /// ±∞ or NaN; an infinite `o_i` makes `q_i` infinite for all three
+    /// vertices, hence every sheared coordinate of one axis (of both, for
+    /// `i = kz`) ±∞ or NaN. Each product of an edge function has a factor
+    /// of each axis, so each is ±∞ or NaN, and so is their difference:
+    /// every edge function, and `det`, is infinite or NaN, never finite.
+    /// Finite inputs cannot overflow (`|q·D| < 1e78`, `|det| < 1e156`).
+    ///
+    /// `det` itself needs no test, as `t` carries it: `det = 0` (a
+    /// degenerate triangle, a ray in its plane, `d = 0`) gives `1/det = ±∞`
+    /// and `t = ±∞` or NaN (`num = 0` when the edge functions are all 0);
+    /// a NaN `det` gives a NaN `t`; an infinite `det` comes from an infinite
+    /// edge function `E_i`, whose term `E_i·q_i[kz]` makes `num` infinite or
+    /// NaN (never snapped to 0: [`t_numerator_is_zero`] is false for it),
+    /// and `t = num·(1/det) = ±∞·0 = NaN`. The range test, which requires a
+    /// finite `t`, refuses all of them.
     #[inline(always)]
     fn intersect_candidate(
         &self,
@@ -273,24 +321,45 @@ impl ShearedRay {
         c: &Vec3,
         range: Interval,
         cull_back_faces: bool,
-    ) -> (bool, TriangleHit) {
+        flip: bool,
+    ) -> (bool, TriangleHit, DVec3, f64) {
         let (pa, pb, pc) = (self.shear_at(a), self.shear_at(b), self.shear_at(c));
         let u = pc.x * pb.y - pc.y * pb.x;
         let v = pa.x * pc.y - pa.y * pc.x;
         let w = pb.x * pa.y - pb.y * pa.x;
-        let all_pos = (u >= 0.0) & (v >= 0.0) & (w >= 0.0);
-        let all_neg = (u <= 0.0) & (v <= 0.0) & (w <= 0.0);
+        // The sign test as a minimum and a maximum (`minsd`/`maxsd`), which
+        // may drop a NaN: harmless, as the NaN reaches `det`, hence `t`.
+        let min = |x: f64, y: f64| if x < y { x } else { y };
+        let max = |x: f64, y: f64| if x > y { x } else { y };
+        let all_pos = min(min(u, v), w) >= 0.0;
+        let all_neg = max(max(u, v), w) <= 0.0;
         let det = u + v + w;
-        // `det.abs() < ∞` is false for NaN too.
-        let det_ok = (det != 0.0) & (det.abs() < f64::INFINITY);
         let num = u * pa.z + v * pb.z + w * pc.z;
         let num = select(t_numerator_is_zero(num, det, [pa, pb, pc]), 0.0, num);
         let inv = 1.0 / det;
         let t = (num * inv * self.inv_dz) as f32;
+        // `t` in the range and finite; this also refuses `det == 0` and a
+        // non-finite `det` (see the doc above).
         let in_range = (range.min <= t) & (t <= range.max) & (t.abs() < f32::INFINITY);
-        let ok = (all_pos | (all_neg & !cull_back_faces)) & det_ok & in_range;
-        (ok, TriangleHit { t, u: (v * inv) as f32, v: (w * inv) as f32, front_face: det > 0.0 })
+        // In `intersect`'s orientation (see `flip` above).
+        let front = (all_pos & !flip) | (all_neg & flip);
+        let back = (all_neg & !flip) | (all_pos & flip);
+        let ok = (front | (back & !cull_back_faces)) & in_range;
+        let front_face = ((det > 0.0) & !flip) | ((det < 0.0) & flip);
+        let hit = TriangleHit { t, u: (v * inv) as f32, v: (w * inv) as f32, front_face };
+        (ok, hit, DVec3::new(u, v, w), inv)
     }
+}
+
+/// The axis of the largest `|d_i|`: x if it is >= both others, else y if
+/// `|d.y| >= |d.z|`, else z (NaN picks z). Written as arithmetic on the
+/// comparisons: the dominant axis of a random ray is random, and LLVM turns
+/// the `if` chain into branches.
+#[inline(always)]
+fn dominant_axis(d: Vec3) -> usize {
+    let d = d.abs();
+    let not_x = !((d.x >= d.y) & (d.x >= d.z));
+    usize::from(not_x) * (1 + usize::from(!(d.y >= d.z)))
 }
 
 /// `if c { a } else { b }` for axis indices, as arithmetic (no branch).
@@ -312,13 +381,17 @@ fn select_index(c: bool, a: usize, b: usize) -> usize {
 #[inline(always)]
 fn t_numerator_is_zero(num: f64, det: f64, p: [DVec3; 3]) -> bool {
     const GAMMA12: f64 = 12.0 * f64::EPSILON * 0.5 / (1.0 - 12.0 * f64::EPSILON * 0.5);
-    // A plain compare-select (`maxsd`): no NaN can reach here (the sign
-    // test refused it), so `f64::max`'s NaN handling would be wasted work.
+    // A plain compare-select (`maxsd`): a NaN coordinate makes an edge
+    // function, hence `det` and `t`, NaN, and the hit is refused whatever
+    // this answers, so `f64::max`'s NaN handling would be wasted work.
     let max = |x: f64, y: f64| if x > y { x } else { y };
     let [a, b, c] = p;
     let m = max(max(max(a.x.abs(), a.y.abs()), max(b.x.abs(), b.y.abs())), max(c.x.abs(), c.y.abs()));
     let z = max(max(a.z.abs(), b.z.abs()), c.z.abs());
-    num.abs() <= GAMMA12 * (det.abs() + 6.0 * m * m) * z
+    // Strict, so that an infinite `num` (of a degenerate ray, see
+    // `intersect_candidate`) is never taken as 0, even against an infinite
+    // bound; an exact 0 needs no snapping.
+    num.abs() < GAMMA12 * (det.abs() + 6.0 * m * m) * z
 }
 
 /// Watertight ray–triangle test (Woop–Benthin–Wald 2013; see the module doc):
@@ -361,15 +434,19 @@ pub(crate) fn face_normal(a: Vec3, b: Vec3, c: Vec3) -> Option<Vec3> {
     (len > 0.0 && len.is_finite()).then(|| (n * (1.0 / len)).as_vec3())
 }
 
-/// The point `(1−u−v)·a + u·b + v·c`, weighed in `f64` so it lies on the
-/// triangle to the last bit.
-#[inline]
-pub(crate) fn barycentric_point(a: Vec3, b: Vec3, c: Vec3, u: f32, v: f32) -> Vec3 {
-    let (u, v) = (f64::from(u), f64::from(v));
-    (a.as_dvec3() * (1.0 - u - v) + b.as_dvec3() * u + c.as_dvec3() * v).as_vec3()
+/// The point `(U·a + V·b + W·c)·inv` for the kernel's edge functions
+/// `(U, V, W)` and `inv = 1/det`: `(1−u−v)·a + u·b + v·c` with the unrounded
+/// barycentrics, weighed in `f64` so it lies on the triangle to the last bit.
+///
+/// The weighted sum does not wait for `1/det`, only the last product does
+/// (weighing by the rounded `(u, v)` would wait for their conversions too).
+#[inline(always)]
+pub(crate) fn barycentric_point(a: Vec3, b: Vec3, c: Vec3, weights: DVec3, inv: f64) -> Vec3 {
+    ((a.as_dvec3() * weights.x + b.as_dvec3() * weights.y + c.as_dvec3() * weights.z) * inv).as_vec3()
 }
 
-/// The full [`Hit`] of a triangle from the kernel's answer.
+/// The full [`Hit`] of a triangle from the kernel's answer and the `point`
+/// ([`barycentric_point`]).
 ///
 /// The normal is `n·(1/|n|)` without the degenerate-triangle test of
 /// [`face_normal`]: a triangle that passed the kernel has `det != 0`, hence a
@@ -377,16 +454,11 @@ pub(crate) fn barycentric_point(a: Vec3, b: Vec3, c: Vec3, u: f32, v: f32) -> Ve
 /// ~1e±19 apart, beyond what the f64 cross product of f32 differences
 /// reaches), and on a miss (`cast_candidate`) the value is unused.
 #[inline(always)]
-pub(crate) fn triangle_hit(ray: &Ray, a: Vec3, b: Vec3, c: Vec3, h: TriangleHit) -> Hit {
+pub(crate) fn triangle_hit(a: Vec3, b: Vec3, c: Vec3, h: TriangleHit, point: Vec3) -> Hit {
     let a64 = a.as_dvec3();
     let n = (b.as_dvec3() - a64).cross(c.as_dvec3() - a64);
     let normal = (n * (1.0 / n.length())).as_vec3();
-    let point = barycentric_point(a, b, c, h.u, h.v);
-    Hit {
-        uv: Some(Vec2::new(h.u, h.v)),
-        front_face: h.front_face,
-        ..Hit::with_point(ray, h.t, point, normal, Part::Face)
-    }
+    Hit { uv: Some(Vec2::new(h.u, h.v)), ..Hit::with_face(h.t, point, normal, h.front_face, Part::Face) }
 }
 
 impl RayCast for Triangle {
@@ -398,21 +470,28 @@ impl RayCast for Triangle {
 
     /// Branch-free (see `ShearedRay::intersect_candidate`); the same
     /// answers as [`ray_triangle`].
+    ///
+    /// A degenerate ray needs no test of its own here: it makes `det` 0 or
+    /// not finite, and so `t` infinite or NaN, which the kernel's range test
+    /// refuses (see `ShearedRay::intersect_candidate`); that saves the
+    /// six-component finiteness and zero tests on every ray.
+    ///
+    /// The point is the module doc's `(U·a + V·b + W·c) / det` in f64
+    /// (`barycentric_point`): formed while the division runs, so that only
+    /// its last product waits for `1/det`.
     #[inline(always)]
     fn cast_candidate(&self, ray: &Ray, range: Interval) -> (bool, Hit) {
-        let (o, d) = (Vec3A::from(ray.origin), Vec3A::from(ray.dir));
-        let valid = all_finite(o, d) & !d.cmpeq(Vec3A::ZERO).all();
-        let sr = ShearedRay::new_unchecked(ray);
-        let (ok, h) = sr.intersect_candidate(&self.a, &self.b, &self.c, range, self.cull_back_faces);
-        (valid & ok, triangle_hit(ray, self.a, self.b, self.c, h))
+        let (sr, flip) = ShearedRay::new_cyclic(ray);
+        let (ok, h, e, inv) =
+            sr.intersect_candidate(&self.a, &self.b, &self.c, range, self.cull_back_faces, flip);
+        let point = barycentric_point(self.a, self.b, self.c, e, inv);
+        (ok, triangle_hit(self.a, self.b, self.c, h, point))
     }
 
     #[inline(always)]
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
-        let (o, d) = (Vec3A::from(ray.origin), Vec3A::from(ray.dir));
-        let valid = all_finite(o, d) & !d.cmpeq(Vec3A::ZERO).all();
-        let sr = ShearedRay::new_unchecked(ray);
-        valid & sr.intersect_candidate(&self.a, &self.b, &self.c, range, self.cull_back_faces).0
+        let (sr, flip) = ShearedRay::new_cyclic(ray);
+        sr.intersect_candidate(&self.a, &self.b, &self.c, range, self.cull_back_faces, flip).0
     }
 
     fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {
@@ -500,6 +579,34 @@ mod tests {
             assert!(unit().cast(&Ray::new(r.origin, d), Interval::FORWARD).is_none());
         }
         assert!(unit().cast(&Ray::new(Vec3::NAN, -Vec3::Z), Interval::FORWARD).is_none());
+        // Every component of the origin or the direction made ±∞ or NaN, on
+        // rays that would hit otherwise: no per-ray validity test guards the
+        // single-triangle path, the kernel's `t` must refuse them.
+        let tri = Triangle::new(vec3(-1.0, -1.0, 0.3), vec3(2.0, -0.5, -0.2), vec3(0.1, 1.5, 0.1));
+        for (o, d) in
+            [(vec3(0.2, 0.1, 2.0), vec3(0.1, -0.2, -1.0)), (vec3(-3.0, 0.2, 0.5), vec3(1.0, 0.0, -0.2))]
+        {
+            for bad in [f32::INFINITY, f32::NEG_INFINITY, f32::NAN] {
+                for i in 0..6 {
+                    let (mut o, mut d) = (o.to_array(), d.to_array());
+                    if i < 3 {
+                        o[i] = bad
+                    } else {
+                        d[i - 3] = bad
+                    }
+                    let ray = Ray::new(Vec3::from(o), Vec3::from(d));
+                    for cull in [false, true] {
+                        let tri = tri.with_back_face_culling(cull);
+                        for range in [Interval::FORWARD, Interval::ALL, Interval::new(-1.0, 1.0)] {
+                            assert!(
+                                tri.cast(&ray, range).is_none() && !tri.hits(&ray, range),
+                                "{ray:?} {range:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
         // Collinear vertices and a point triangle never hit.
         let line = Triangle::new(Vec3::ZERO, vec3(1.0, 1.0, 0.0), vec3(2.0, 2.0, 0.0));
         assert!(line.cast(&Ray::new(vec3(1.0, 1.0, 1.0), -Vec3::Z), Interval::FORWARD).is_none());
@@ -607,6 +714,30 @@ mod tests {
             prop_assert!((h.point.as_dvec3() - (ray.origin.as_dvec3() + ray.dir.as_dvec3() * t)).length() <= 1e-6 * sc);
             let uv = h.uv.unwrap();
             prop_assert!((uv.x as f64 - u).abs() <= 1e-4 && (uv.y as f64 - v).abs() <= 1e-4);
+        }
+
+        /// The single-triangle path (cyclic shear with its flip flag, `det`
+        /// left to the range test, the point from the f64 weights) answers
+        /// as `ray_triangle` (the mesh's kernel) does: same hit or miss,
+        /// bit-identical `t`, `uv` and `front_face`, with and without
+        /// culling, for any signs of the direction; on a 1/8 grid, so that
+        /// rays through edges, vertices and the triangle's plane occur.
+        #[test]
+        fn cast_and_hits_answer_as_ray_triangle(
+            k in proptest::array::uniform9(-16i32..16), o in proptest::array::uniform3(-64i32..64),
+            d in proptest::array::uniform3(-8i32..8), cull in any::<bool>(), lo in -4i32..4, len in 0i32..64,
+        ) {
+            let g = |i: usize| vec3(k[3 * i] as f32, k[3 * i + 1] as f32, k[3 * i + 2] as f32) / 8.0;
+            let tri = Triangle::new(g(0), g(1), g(2)).with_back_face_culling(cull);
+            let ray = Ray::new(vec3(o[0] as f32, o[1] as f32, o[2] as f32) / 8.0, vec3(d[0] as f32, d[1] as f32, d[2] as f32) / 4.0);
+            let range = Interval::new(lo as f32 / 4.0, (lo + len) as f32 / 4.0);
+            let want = ray_triangle(&ray, tri.a, tri.b, tri.c, range, cull);
+            let got = tri.cast(&ray, range);
+            prop_assert_eq!(tri.hits(&ray, range), want.is_some());
+            prop_assert_eq!(got.is_some(), want.is_some(), "{:?} {:?}", got, want);
+            if let (Some(h), Some(w)) = (got, want) {
+                prop_assert_eq!((h.t, h.uv, h.front_face), (w.t, Some(vec2(w.u, w.v)), w.front_face));
+            }
         }
 
         /// A ray through a vertex always hits (touching counts). Coordinates
