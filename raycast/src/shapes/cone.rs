@@ -6,19 +6,16 @@
 //! is inside it over one interval `[t0, t1]` ([`ConvexSolid::span`]); `cast`
 //! picks the first end in range, `cast_all` both.
 //!
-//! **Side.** The origin is first moved to the point of the line closest to the
-//! apex, `q = (o − apex) + t_s·d`, `t_s = −(o − apex)·d / d·d`, and the quadratic
-//! is solved for `t' = t − t_s`. Apex-relative, `p = q + t'·d` lies on the
-//! double cone when `F = p_x² + p_z² − k²·p_y² = 0`:
-//! `A·t'² + 2B·t' + C = 0` with `A = d_x² + d_z² − k²·d_y²`,
-//! `B = q_x·d_x + q_z·d_z − k²·q_y·d_y`, `C = q_x² + q_z² − k²·q_y²`. (`B` is
-//! not simplified with `q ⊥ d`: the rounded `q` is not exactly perpendicular,
-//! and the residual `q·d`, harmless as a shift along the line, would be
-//! amplified by `1/k²` through `−B/A` for a thin cone and a ray near its axis.) After the shift every coefficient is of the size
-//! of the cone and the line's distance to it, not of the origin's distance, so a
-//! far origin (1e3–1e4 sizes away) costs no digits beyond the rounding of `q`
-//! itself; `B² − A·C` uses fused products ([`difference_of_products`]). The roots come from [`quadratic_roots`].
-//! Cases of the quadratic:
+//! **Side.** Apex-relative, `p = (o − apex) + t·d` lies on the double cone
+//! when `F = p_x² + p_z² − k²·p_y² = 0`: `A·t² + 2B·t + C = 0` with
+//! `A = d_x² + d_z² − k²·d_y²`, `B = a_x·d_x + a_z·d_z − k²·a_y·d_y`,
+//! `C = a_x² + a_z² − k²·a_y²`, `a = o − apex`. The quadratic is solved for
+//! `t` itself, with no shift of the origin first (a shift to the foot of
+//! the perpendicular would cost a division on the path to the square root,
+//! and the square root is on the path of every query): the discriminant is
+//! taken from the line's distance to the apex instead (see **Precision**),
+//! so a far origin costs no digits of it. The roots come from the stable
+//! pair (see **Precision**). Cases of the quadratic:
 //! * `A > 0` (the ray is shallower than the half-angle): the line is inside the
 //!   double cone between the roots, both on one nappe; kept if that is the lower
 //!   one (`w ≥ 0` between them). `disc < 0`: miss.
@@ -27,35 +24,48 @@
 //!   nappe. The lower nappe is the half-line along which `w → +∞`: `[t1, ∞)` when
 //!   `d_y < 0`, `(−∞, t0]` when `d_y > 0`. Such a line always meets the double
 //!   cone, so `disc ≥ 0` exactly and a negative rounded `disc` is clamped to 0.
-//! * `A = 0` (parallel to a generator): the linear `2B·t' + C = 0`, one crossing,
+//! * `A = 0` (parallel to a generator): the linear `2B·t + C = 0`, one crossing,
 //!   and the half-line toward `w → +∞` as above if that crossing has `w ≥ 0`.
 //!   `B = C = 0`: the line lies in the surface through the apex.
 //!
 //! **Apex.** A line through the apex is a double root of the quadratic, which
-//! rounding may turn into a near miss. The computed `q` is within
-//! `γ(16)·|o − apex|` of the exact foot of the perpendicular (about ten
-//! roundings: the dot products, the division and the update), so a foot closer
-//! than that to the apex is snapped onto it (`q = 0`): the line then touches the
-//! apex exactly (touching counts), and the move is within the rounding of `q`.
+//! rounding may turn into a near miss. The line's distance from the apex is
+//! `|a × d|/|d|` (Lagrange's identity: no cancellation), and the inputs'
+//! f32 rounding moves a line given as through the apex by up to
+//! `γ(16)·|o − apex|` (about ten roundings); a line closer than that is
+//! snapped onto the apex (tested squared and times `|d|²`, no division): it
+//! touches the apex (touching counts) at `t_s = −a·d/|d|²`, its point closest
+//! to the apex, the double root of every case above (for `A = 0`, the start
+//! of the half-line). The move is within the rounding of the inputs.
 //!
 //! **Base.** The plane `y = −h` is crossed at `t_b = (−h − o_y) / d_y`, one
 //! rounded division from the inputs; `y ≥ −h` is a half-line (or all of the line,
 //! or none, when `d_y = 0`). The span is the intersection of the two intervals;
 //! its ends name the part ([`Part::Side`] or [`Part::Base`]; at the rim either
 //! may be reported). Ends that cross by less than the rounding of `t` (a line
-//! through the rim's edge) are a touch, not a miss.
+//! through the rim's edge) are a touch, not a miss, and the exit is put at the
+//! entry.
 //!
 //! **Precision and layout.** Everything above is evaluated in f64 from the
-//! f32 inputs (products of two f32 are exact there), so `B² − A·C`, which
-//! cancels near tangency, is off by ~1e-16 of `B²` instead of f32's ~1e-7,
-//! and a grazing ray's roots keep their digits. The roots are the stable pair
+//! f32 inputs (products of two f32 are exact there). The discriminant is
+//! not `B² − A·C`, whose terms grow as `|o|²` and cancel for a far origin,
+//! but its value by Lagrange's identity weighted by the form
+//! `diag(1, −k², 1)`: `B² − A·C = k²·(X_x² + X_z²) − X_y²` with
+//! `X = a × d`, whose size is `|d|` times the line's distance from the
+//! apex, wherever the origin is (the perpendicular-distance form of
+//! Haines et al., *Ray Tracing Gems* ch. 7, for the cone). It cancels only
+//! near tangency, and is off there by ~1e-16 of `|X|²` instead of f32's
+//! ~1e-7, so a grazing ray's roots keep their digits. Each root is then off
+//! by ~1e-16 of `|o|/|d|`, the scene's scale. The roots are the stable pair
 //! `q/A`, `C/q` with `q = −(B + sign(B)·√disc)` (Press et al., *Numerical
-//! Recipes* §5.6), which also gives the single root `−C/(2B)` of `A = 0`.
-//! The three cases of `A`, the base and the clipping are evaluated together
-//! and chosen with [`select`] (which LLVM cannot turn back into a branch
-//! around a division or root), so the kernel has no data-dependent branch;
-//! nor has `cast`, which computes the hit on a miss too
-//! ([`RayCast::cast_candidate`]).
+//! Recipes* §5.6), which also gives the single root `−C/(2B)` of `A = 0`;
+//! the two quotients are one 2-lane division.
+//! The three cases of `A`, the snap, the base and the clipping are evaluated
+//! together and chosen with lane masks ([`Mask`]: a comparison gives the
+//! mask directly, and a masked choice stays a choice, where LLVM may turn a
+//! plain one back into a branch around a division or root), so the kernel
+//! has no data-dependent branch; nor has `cast`, which computes the hit on a
+//! miss too ([`RayCast::cast_candidate`]).
 //!
 //! Normals: the side's gradient `(x, k²·w, z)` is, on the surface
 //! (`√(x² + z²) = k·w`), parallel to `(x̂, k, ẑ)` with `(x̂, ẑ)` the unit radial
@@ -67,10 +77,10 @@
 
 use crate::error::{or_panic, positive};
 use crate::hit::hit_if;
-use crate::numeric::{all_finite, gamma, select, Bounds64, F32_MAX};
+use crate::numeric::{gamma, Bounds64, F32_MAX};
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError, Span};
-use glam::{DVec3, Vec3, Vec3A};
+use glam::{DVec3, Vec3};
 
 /// A finite cone on the local +Y axis: apex at `y = +half_height`, base disk
 /// of the given radius at `y = -half_height`. Parts: [`Part::Side`], [`Part::Base`].
@@ -92,10 +102,12 @@ use glam::{DVec3, Vec3, Vec3A};
 pub struct Cone {
     radius: f32,
     half_height: f32,
-    /// `k = radius / (2·half_height)` in f64.
-    slope64: f64,
-    /// `1/√(1 + k²)`: scales `(x̂, k, ẑ)` to a unit side normal.
+    /// `k²`, `k = radius / (2·half_height)` in f64.
+    slope2: f64,
+    /// `s = 1/√(1 + k²)`: scales `(x̂, k, ẑ)` to a unit side normal.
     side_scale: f64,
+    /// `s·k`: the side normal's `y`.
+    side_ny: f64,
 }
 
 impl Cone {
@@ -106,8 +118,9 @@ impl Cone {
     pub fn try_new(radius: f32, half_height: f32) -> Result<Self, ShapeError> {
         let (radius, half_height) = (positive("radius", radius)?, positive("half_height", half_height)?);
         let slope64 = f64::from(radius) / (2.0 * f64::from(half_height));
-        let side_scale = 1.0 / (1.0 + slope64 * slope64).sqrt();
-        Ok(Self { radius, half_height, slope64, side_scale })
+        let slope2 = slope64 * slope64;
+        let side_scale = 1.0 / (1.0 + slope2).sqrt();
+        Ok(Self { radius, half_height, slope2, side_scale, side_ny: side_scale * slope64 })
     }
     /// Like [`Cone::try_new`].
     ///
@@ -133,120 +146,295 @@ impl Cone {
     }
 }
 
-/// Bound on the distance between the computed foot of the perpendicular `q` and
-/// the exact one, per unit of `|o − apex|`, at the f32 rounding of the inputs:
-/// a line given as through the apex is off it by that rounding, so a foot
-/// closer to the apex than this is the apex (the f64 foot itself is far
-/// more accurate).
+/// Bound on the distance by which the f32 rounding of the inputs moves a
+/// line given as through the apex, per unit of `|o − apex|`: a line closer
+/// to the apex than this is taken as through it (see **Apex** in the module
+/// doc; the f64 distance itself is far more accurate).
 const APEX_SNAP: f64 = gamma(16) as f64;
 
 /// Where the line is inside the cone: from `t0` to `t1` (`t0 <= t1`, f64),
 /// entering through the base when `base0`, leaving through it when `base1`;
 /// `ok` false when the line misses, the ray is degenerate, or an end is not a
 /// finite f32.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 struct Chord {
     t0: f64,
     t1: f64,
-    base0: bool,
-    base1: bool,
-    ok: bool,
+    base0: Mask,
+    base1: Mask,
+    ok: Mask,
 }
 
-/// The interval of the line `o + t·d` inside the cone of slope `k` and half
-/// height `h` (see the module doc for the derivation).
+/// A per-ray condition as an SSE2 lane mask (all ones or all zeros), for
+/// the branch-free kernel.
+///
+/// [`select`] takes a `bool`, and a comparison of two f64 that feeds it
+/// goes through the integer registers (`ucomisd`, `seta`, `neg`, `movq`,
+/// `pshufd`) before the and/andnot/or; a `cmpltsd` gives the mask
+/// directly, masks combine with one `andpd`/`orpd` each, and only the
+/// final answer is moved to a `bool` (`movmskpd`). Same semantics as the
+/// `bool` forms: an ordered comparison is false for NaN.
+#[derive(Clone, Copy, Debug)]
+struct Mask(
+    #[cfg(target_arch = "x86_64")] core::arch::x86_64::__m128d,
+    #[cfg(not(target_arch = "x86_64"))] bool,
+);
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unused_unsafe)]
+impl Mask {
+    /// `x < y`.
+    #[inline(always)]
+    fn lt(x: f64, y: f64) -> Self {
+        use core::arch::x86_64::{_mm_cmplt_sd, _mm_set_sd};
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        Self(unsafe { _mm_cmplt_sd(_mm_set_sd(x), _mm_set_sd(y)) })
+    }
+    /// `x <= y`.
+    #[inline(always)]
+    fn le(x: f64, y: f64) -> Self {
+        use core::arch::x86_64::{_mm_cmple_sd, _mm_set_sd};
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        Self(unsafe { _mm_cmple_sd(_mm_set_sd(x), _mm_set_sd(y)) })
+    }
+    /// `x == y`.
+    #[inline(always)]
+    fn eq(x: f64, y: f64) -> Self {
+        use core::arch::x86_64::{_mm_cmpeq_sd, _mm_set_sd};
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        Self(unsafe { _mm_cmpeq_sd(_mm_set_sd(x), _mm_set_sd(y)) })
+    }
+    /// `x != y` (true for NaN).
+    #[inline(always)]
+    fn ne(x: f64, y: f64) -> Self {
+        use core::arch::x86_64::{_mm_cmpneq_sd, _mm_set_sd};
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        Self(unsafe { _mm_cmpneq_sd(_mm_set_sd(x), _mm_set_sd(y)) })
+    }
+    /// `self && !other`.
+    #[inline(always)]
+    fn and_not(self, other: Self) -> Self {
+        use core::arch::x86_64::_mm_andnot_pd;
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        Self(unsafe { _mm_andnot_pd(other.0, self.0) })
+    }
+    /// `if self { a } else { b }`.
+    #[inline(always)]
+    fn pick(self, a: f64, b: f64) -> f64 {
+        use core::arch::x86_64::{_mm_and_pd, _mm_andnot_pd, _mm_cvtsd_f64, _mm_or_pd, _mm_set_sd};
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe {
+            _mm_cvtsd_f64(_mm_or_pd(_mm_and_pd(self.0, _mm_set_sd(a)), _mm_andnot_pd(self.0, _mm_set_sd(b))))
+        }
+    }
+    /// `if self { a } else { b }` for masks.
+    #[inline(always)]
+    fn pick_mask(self, a: Self, b: Self) -> Self {
+        use core::arch::x86_64::{_mm_and_pd, _mm_andnot_pd, _mm_or_pd};
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        Self(unsafe { _mm_or_pd(_mm_and_pd(self.0, a.0), _mm_andnot_pd(self.0, b.0)) })
+    }
+    /// The condition as a `bool`.
+    #[inline(always)]
+    fn get(self) -> bool {
+        use core::arch::x86_64::_mm_movemask_pd;
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe { _mm_movemask_pd(self.0) & 1 != 0 }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unused_unsafe)]
+impl core::ops::BitAnd for Mask {
+    type Output = Self;
+    #[inline(always)]
+    fn bitand(self, other: Self) -> Self {
+        use core::arch::x86_64::_mm_and_pd;
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        Self(unsafe { _mm_and_pd(self.0, other.0) })
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unused_unsafe)]
+impl core::ops::BitOr for Mask {
+    type Output = Self;
+    #[inline(always)]
+    fn bitor(self, other: Self) -> Self {
+        use core::arch::x86_64::_mm_or_pd;
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        Self(unsafe { _mm_or_pd(self.0, other.0) })
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+impl Mask {
+    fn lt(x: f64, y: f64) -> Self {
+        Self(x < y)
+    }
+    fn le(x: f64, y: f64) -> Self {
+        Self(x <= y)
+    }
+    fn eq(x: f64, y: f64) -> Self {
+        Self(x == y)
+    }
+    fn ne(x: f64, y: f64) -> Self {
+        Self(x != y)
+    }
+    fn and_not(self, other: Self) -> Self {
+        Self(self.0 & !other.0)
+    }
+    fn pick(self, a: f64, b: f64) -> f64 {
+        crate::numeric::select(self.0, a, b)
+    }
+    fn pick_mask(self, a: Self, b: Self) -> Self {
+        Self(if self.0 { a.0 } else { b.0 })
+    }
+    fn get(self) -> bool {
+        self.0
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+impl core::ops::BitAnd for Mask {
+    type Output = Self;
+    fn bitand(self, other: Self) -> Self {
+        Self(self.0 & other.0)
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+impl core::ops::BitOr for Mask {
+    type Output = Self;
+    fn bitor(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+}
+
+/// `x` if `x > lo`, else `lo` (also for a NaN `x`): one `maxsd`, where
+/// `f64::max` adds a NaN fix-up.
 #[inline(always)]
-fn ray_cone(o: Vec3, d: Vec3, k: f64, h: f32) -> Chord {
+fn at_least(x: f64, lo: f64) -> f64 {
+    if x > lo {
+        x
+    } else {
+        lo
+    }
+}
+
+/// `x` if `x < hi`, else `hi` (also for a NaN `x`): one `minsd`.
+#[inline(always)]
+fn at_most(x: f64, hi: f64) -> f64 {
+    if x < hi {
+        x
+    } else {
+        hi
+    }
+}
+
+/// The interval of the line `o + t·d` inside the cone of squared slope `k2`
+/// and half height `h` (see the module doc for the derivation).
+#[inline(always)]
+fn ray_cone(o: Vec3, d: Vec3, k2: f64, h: f32) -> Chord {
     const INF: f64 = f64::INFINITY;
-    let (oa, da) = (Vec3A::from(o), Vec3A::from(d));
-    // NaN or ±∞ anywhere makes a lane of `(o − o) + (d − d)` NaN.
-    let valid = all_finite(oa, da) & (d != Vec3::ZERO);
     let h = f64::from(h);
     let (o, d) = (o.as_dvec3(), d.as_dvec3());
     let oa = DVec3::new(o.x, o.y - h, o.z);
-    let inv_dd = 1.0 / d.length_squared();
-    let ts = -oa.dot(d) * inv_dd;
-    let q = oa + ts * d;
-    let snap2 = (APEX_SNAP * APEX_SNAP) * oa.length_squared();
-    let snap = q.length_squared() <= snap2;
-    // The snap (`q = 0`) is applied to `b`, `c` and `q_y`, the only uses of
-    // `q`, rather than to `q` itself: with `q = 0` they are exactly 0, so the
-    // result is the same, and the test runs beside the products instead of
-    // before them (shorter dependency chain).
-    let k2 = k * k;
+    let (dd, oo) = (d.length_squared(), oa.length_squared());
+    // A valid ray: `|d|² > 0` (d ≠ 0: the square of a subnormal f32 is a
+    // normal f64) and `|o − apex|² + |d|²` finite (a NaN or ±∞ input makes
+    // it NaN or +∞; squares of finite f32 cannot overflow an f64).
+    let valid = Mask::lt(0.0, dd) & Mask::lt(oo + dd, INF);
+    // Apex snap: the line's squared distance from the apex is
+    // |(o − apex) × d|²/|d|² (Lagrange's identity, no cancellation), tested
+    // times |d|² (no division).
+    let snap2 = (APEX_SNAP * APEX_SNAP) * oo;
+    let x = oa.cross(d);
+    let (xx2, xy2, xz2) = (x.x * x.x, x.y * x.y, x.z * x.z);
+    let snap = Mask::le(xx2 + xy2 + xz2, snap2 * dd);
     let a = d.x * d.x + d.z * d.z - k2 * (d.y * d.y);
-    let b = select(snap, 0.0, q.x * d.x + q.z * d.z - k2 * (q.y * d.y));
-    let c = select(snap, 0.0, q.x * q.x + q.z * q.z - k2 * (q.y * q.y));
-    let qy = select(snap, 0.0, q.y);
-    let disc = b * b - a * c;
-    // Stable roots (sorted); for a = 0 `rc` is the linear root −c/(2b).
-    let root = disc.max(0.0).sqrt();
+    let b = oa.x * d.x + oa.z * d.z - k2 * (oa.y * d.y);
+    let c = oa.x * oa.x + oa.z * oa.z - k2 * (oa.y * oa.y);
+    // B² − A·C by the weighted Lagrange identity (see **Precision**): no
+    // cancellation for a far origin.
+    let disc = k2 * (xx2 + xz2) - xy2;
+    // Stable roots; for a = 0 `rc` is the linear root −c/(2b).
+    let root = at_least(disc, 0.0).sqrt();
     let qv = -(b + root.copysign(b));
-    let rq = qv / a;
-    let rc = c / qv;
-    let (r0, r1) = (rq.min(rc), rq.max(rc));
-    // Depth below the apex at t' is −(q_y + t'·d_y) >= 0.
-    let below_apex = |t: f64| -(qy + t * d.y) >= 0.0;
-    let down = d.y < 0.0;
-    // A > 0: [r0, r1] on one nappe, kept if it is the lower one.
-    let ok_pos = (disc >= 0.0) & below_apex(0.5 * (r0 + r1));
-    // A < 0: the half-line toward w → +∞ from the root on its side.
-    let r_neg = select(down, r1, r0);
+    let (rq, rc) = (qv / a, c / qv);
+    // Base plane y = −h crossed at `tb`; the foot of the perpendicular from
+    // the apex at `ts` (divisions beside the roots', off their path).
+    let (tb, ts) = ((-h - o.y) / d.y, -oa.dot(d) / dd);
+    // Sorted (`rc` is NaN only when b = disc = c = 0, a double root at
+    // t = 0 = rq, and is then passed over); a snapped line has the double
+    // root `ts`, its point closest to the apex.
+    let r0 = snap.pick(ts, at_most(rc, rq));
+    let r1 = snap.pick(ts, at_least(rc, rq));
+    // Depth below the apex at t is −(o_y − h + t·d_y) >= 0.
+    let below_apex = |t: f64| Mask::le(oa.y + t * d.y, 0.0);
+    let (down, up) = (Mask::lt(d.y, 0.0), Mask::lt(0.0, d.y));
+    let (pos, neg, flat_a) = (Mask::lt(0.0, a), Mask::lt(a, 0.0), Mask::eq(a, 0.0));
+    // A > 0: [r0, r1] on one nappe, kept if it is the lower one (a snapped
+    // line touches the apex).
+    let ok_pos = (Mask::le(0.0, disc) & below_apex(0.5 * (r0 + r1))) | snap;
     // A = 0: the linear root (b ≠ 0) if below the apex; b = c = 0 is a
-    // generator through the apex.
-    let lin = b != 0.0;
-    let r_lin = select(lin, rc, 0.0);
-    let ok_lin = if lin { below_apex(rc) } else { c == 0.0 };
-    let r = select(a < 0.0, r_neg, r_lin);
-    let (h0, h1) = (select(down, r, -INF), select(down, INF, r));
-    let pos = a > 0.0;
-    let s0 = ts + select(pos, r0, h0);
-    let s1 = ts + select(pos, r1, h1);
-    let side_ok = if pos { ok_pos } else { (a < 0.0) | ok_lin };
-    // Base half-line y >= −h.
-    let flat = d.y == 0.0;
-    let tb = (-h - o.y) / d.y;
-    let b0 = select(flat | down, -INF, tb);
-    let b1 = select(flat | !down, INF, tb);
-    let base_ok = !flat | (o.y >= -h);
-    let base0 = b0 > s0;
-    let base1 = b1 < s1;
-    let t0 = select(base0, b0, s0);
-    let t1 = select(base1, b1, s1);
-    // Ends crossing by less than their rounding: a touch at an edge of the rim.
-    let crossed = !(t0 <= t1);
-    let tol = 2.0 * (snap2 * inv_dd).sqrt();
-    let touch = t0 - t1 <= tol;
-    let mid = 0.5 * (t0 + t1);
-    let (t0, t1) = (select(crossed, mid, t0), select(crossed, mid, t1));
-    let ok = valid & side_ok & base_ok & (!crossed | touch) & (t0.abs() <= F32_MAX) & (t1.abs() <= F32_MAX);
-    Chord { t0, t1, base0, base1, ok }
+    // generator through the apex, and so is a snapped line: from `ts` on.
+    let lin = Mask::ne(b, 0.0);
+    let ok_lin = (lin & below_apex(rc)) | (Mask::eq(b, 0.0) & Mask::eq(c, 0.0)) | snap;
+    // A <= 0: the half-line toward w → +∞ (t → +∞ when d_y < 0) from the
+    // root on its side (A < 0) or the linear root: the sorted pair of that
+    // root and `far`, the infinity on the half-line's side (d_y ≠ 0 here:
+    // A <= 0 needs d_y ≠ 0 for a valid ray).
+    let r_half = neg.pick(down.pick(r1, r0), lin.and_not(snap).pick(rc, ts));
+    let far = INF.copysign(-d.y);
+    let (u, v) = (pos.pick(r0, r_half), pos.pick(r1, far));
+    let (s0, s1) = (at_most(v, u), at_least(v, u));
+    let side_ok = (pos & ok_pos) | neg | (flat_a & ok_lin);
+    // Base half-line y >= −h (all of the line, or none, when d_y = 0).
+    let b0 = up.pick(tb, -INF);
+    let b1 = down.pick(tb, INF);
+    let base_ok = Mask::ne(d.y, 0.0) | Mask::le(-h, o.y);
+    let (base0, base1) = (Mask::lt(s0, b0), Mask::lt(b1, s1));
+    let (t0, t1) = (at_least(b0, s0), at_most(b1, s1));
+    // Ends crossing by less than their rounding, `2·snap·|o − apex|/|d|`, are
+    // a touch at an edge of the rim (compared squared and times |d|²:
+    // `gap·max(gap, 0)` is `gap²` when crossed, 0 otherwise, NaN for a NaN
+    // end); the exit is then put at the entry.
+    let gap = t0 - t1;
+    let touch = Mask::le(gap * at_least(gap, 0.0) * dd, 4.0 * snap2);
+    let t1 = at_least(t0, t1);
+    let in_f32 = Mask::le(t0.abs(), F32_MAX) & Mask::le(t1.abs(), F32_MAX);
+    Chord { t0, t1, base0, base1, ok: valid & side_ok & base_ok & touch & in_f32 }
 }
 
 impl Cone {
     #[inline(always)]
     fn chord(&self, ray: &Ray) -> Chord {
-        ray_cone(ray.origin, ray.dir, self.slope64, self.half_height)
+        ray_cone(ray.origin, ray.dir, self.slope2, self.half_height)
     }
 
     /// The hit at the f64 parameter `t` on the base or the side (see the
     /// module doc for the normal). Both normals are computed and one chosen
-    /// with [`select`]: which part a random ray hits is unpredictable.
+    /// with a [`Mask`]: which part a random ray hits is unpredictable.
     #[inline(always)]
-    fn hit_at(&self, ray: &Ray, t: f64, base: bool) -> Hit {
+    fn hit_at(&self, ray: &Ray, t: f64, base: Mask) -> Hit {
         let p = ray.origin.as_dvec3() + t * ray.dir.as_dvec3();
-        let s = self.side_scale;
         let rho2 = p.x * p.x + p.z * p.z;
         // At the apex (ρ = 0) the radial part is zero and the normal is +Y.
         // Tested on ρ² (ρ > 0 ⇔ ρ² > 0), so the flags wait for no square root.
-        let apex = !(rho2 > 0.0);
-        let rho = rho2.sqrt();
-        let radial = select(apex | base, 0.0, s / rho);
-        let ny = select(base, -1.0, select(apex, 1.0, s * self.slope64));
+        let off_apex = Mask::lt(0.0, rho2);
+        let radial = off_apex.and_not(base).pick(self.side_scale / rho2.sqrt(), 0.0);
+        let ny = base.pick(-1.0, off_apex.pick(self.side_ny, 1.0));
         let n = Vec3::new((p.x * radial) as f32, ny as f32, (p.z * radial) as f32);
-        let y = select(base, -f64::from(self.half_height), p.y);
+        let y = base.pick(-f64::from(self.half_height), p.y);
         let point = Vec3::new(p.x as f32, y as f32, p.z as f32);
-        Hit::with_point(ray, t as f32, point, n, if base { Part::Base } else { Part::Side })
+        Hit::with_point(ray, t as f32, point, n, if base.get() { Part::Base } else { Part::Side })
+    }
+
+    /// Whether `t` is in `[lo, hi]`.
+    #[inline(always)]
+    fn within(lo: f64, t: f64, hi: f64) -> Mask {
+        Mask::le(lo, t) & Mask::le(t, hi)
     }
 }
 
@@ -262,24 +450,24 @@ impl RayCast for Cone {
     #[inline(always)]
     fn cast_candidate(&self, ray: &Ray, range: Interval) -> (bool, Hit) {
         let ch = self.chord(ray);
-        let bounds = Bounds64::new(range);
-        let (in0, in1) = (bounds.contains(ch.t0), bounds.contains(ch.t1));
-        let t = select(in0, ch.t0, ch.t1);
-        let base = if in0 { ch.base0 } else { ch.base1 };
-        (ch.ok & (in0 | in1), self.hit_at(ray, t, base))
+        let (lo, hi) = Bounds64::new(range).ends();
+        let (in0, in1) = (Self::within(lo, ch.t0, hi), Self::within(lo, ch.t1, hi));
+        let t = in0.pick(ch.t0, ch.t1);
+        let base = in0.pick_mask(ch.base0, ch.base1);
+        ((ch.ok & (in0 | in1)).get(), self.hit_at(ray, t, base))
     }
 
     #[inline]
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
         let ch = self.chord(ray);
-        let bounds = Bounds64::new(range);
-        ch.ok & (bounds.contains(ch.t0) | bounds.contains(ch.t1))
+        let (lo, hi) = Bounds64::new(range).ends();
+        (ch.ok & (Self::within(lo, ch.t0, hi) | Self::within(lo, ch.t1, hi))).get()
     }
 
     fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {
         let ch = self.chord(ray);
         let mut out = Vec::with_capacity(2);
-        if !ch.ok {
+        if !ch.ok.get() {
             return out;
         }
         let bounds = Bounds64::new(range);
@@ -310,7 +498,7 @@ impl Solid for Cone {
 impl ConvexSolid for Cone {
     fn span(&self, ray: &Ray) -> Option<Span> {
         let ch = self.chord(ray);
-        ch.ok.then(|| Span {
+        ch.ok.get().then(|| Span {
             enter: self.hit_at(ray, ch.t0, ch.base0),
             exit: self.hit_at(ray, ch.t1, ch.base1),
         })
