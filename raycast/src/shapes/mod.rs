@@ -11,7 +11,7 @@ mod cuboid;
 mod cylinder;
 mod plane;
 mod shape_enum;
-mod sphere;
+pub(crate) mod sphere;
 mod torus;
 mod transformed;
 mod triangle;
@@ -82,6 +82,16 @@ pub trait RayCast {
 
     /// Bounds of the shape in its own frame (infinite for a plane).
     fn local_bounds(&self) -> Aabb;
+
+    /// The sphere this shape is, if it is one: [`Transformed`] casts a
+    /// sphere placed by a similarity in the world frame, where its rotation
+    /// does not matter. For the crate's own shapes; the default (`None`) is
+    /// right for every other.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn as_sphere(&self) -> Option<&Sphere> {
+        None
+    }
 }
 
 /// A closed solid: it has an inside.

@@ -107,6 +107,13 @@ impl RayCast for Shape {
     fn local_bounds(&self) -> Aabb {
         each_shape!(self, s => s.local_bounds())
     }
+    #[inline(always)]
+    fn as_sphere(&self) -> Option<&Sphere> {
+        match self {
+            Shape::Sphere(s) => Some(s),
+            _ => None,
+        }
+    }
 }
 
 macro_rules! from_shape {

@@ -13,7 +13,7 @@
 //! t_m ± half form is as accurate as the Vieta form (the cancellation in
 //! t_m − half costs ~1e-16 of |t_m|, far below the f32 output). It is
 //! evaluated as t = (−o·d ∓ √(a·h²))/a with a·h² = r²·a − |o × d|² (see
-//! `ray_sphere`), which keeps the one division off the path to the square
+//! `roots`), which keeps the one division off the path to the square
 //! root. No f32 input can overflow an f64 square; a NaN or infinite input
 //! makes a·h² NaN or −∞, and d = 0 makes t = 0·∞ = NaN, so the tests on a·h²
 //! and on the range reject every degenerate ray (`cast` and `hits`, which
@@ -89,10 +89,155 @@ impl Sphere {
     }
 }
 
+/// `a = d·d`, `b = o·d`, `a·h² = r²·a − |o × d|²` in f64 (see [`roots`]),
+/// and whether the line meets the sphere (`a·h²` not below the
+/// [`TOUCH_REL`] slack; false for NaN and −∞).
+#[inline(always)]
+fn sphere_terms(o: Vec3, d: Vec3, r: f32) -> (f64, f64, f64, bool) {
+    sphere_terms64(o.as_dvec3(), d.as_dvec3(), f64::from(r))
+}
+
+/// [`sphere_terms`] on `f64` inputs (the placed sphere's, see [`Placed`]).
+#[inline(always)]
+fn sphere_terms64(o: DVec3, d: DVec3, r: f64) -> (f64, f64, f64, bool) {
+    let a = d.length_squared();
+    let b = o.dot(d);
+    let r2a = r * r * a;
+    let h2a = r2a - o.cross(d).length_squared();
+    (a, b, h2a, h2a >= -TOUCH_REL * r2a)
+}
+
+/// A sphere placed by a similarity (rotation, uniform scale `s`, translation
+/// `c`), cast in the world frame: a sphere has no orientation, so the world
+/// ray is only moved by `−c` (exactly, in f64) and the radius scaled by `s`,
+/// where [`Transformed`](crate::Transformed) would rotate the ray into the
+/// sphere's frame and the normal and point back. The world normal is then
+/// `(p − c)/(s·r)` directly, outward under a mirror too. Same `t` up to
+/// rounding (the rotation's rounding is not made).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Placed {
+    /// The centre `c` in f64.
+    pub(crate) centre: DVec3,
+    /// The radius `s·r`.
+    pub(crate) radius: f64,
+    /// `1/(s·r)`.
+    pub(crate) inv_radius: f64,
+}
+
+impl Sphere {
+    /// This sphere scaled by `scale` (`inv_scale = 1/scale`) and centred at
+    /// `centre`, for casting in the world frame.
+    #[inline(always)]
+    pub(crate) fn placed(&self, centre: Vec3, scale: f64, inv_scale: f64) -> Placed {
+        Placed {
+            centre: centre.as_dvec3(),
+            radius: f64::from(self.radius) * scale,
+            inv_radius: self.inv_radius * inv_scale,
+        }
+    }
+}
+
+impl Placed {
+    /// The world ray relative to the centre, in f64.
+    #[inline(always)]
+    fn rel(&self, ray: &Ray) -> (DVec3, DVec3) {
+        (ray.origin.as_dvec3() - self.centre, ray.dir.as_dvec3())
+    }
+
+    /// The hit at `t` for the point `q = p − c` (f64).
+    #[inline(always)]
+    fn hit(&self, t: f64, q: DVec3, entry: bool) -> Hit {
+        Hit::with_face(
+            t as f32,
+            (q + self.centre).as_vec3(),
+            (q * self.inv_radius).as_vec3(),
+            entry,
+            Part::Surface,
+        )
+    }
+
+    /// [`Sphere::cast_candidate`] in the world frame.
+    #[inline(always)]
+    pub(crate) fn cast_candidate(&self, ray: &Ray, range: Interval) -> (bool, Hit) {
+        let (o, d) = self.rel(ray);
+        let (ok, t, q, entry) = candidate(o, d, self.radius, range);
+        (ok, self.hit(t, q, entry))
+    }
+
+    /// [`Sphere::hits`] in the world frame.
+    #[inline(always)]
+    pub(crate) fn hits(&self, ray: &Ray, range: Interval) -> bool {
+        let (o, d) = self.rel(ray);
+        let (a, b, h2a, meets) = sphere_terms64(o, d, self.radius);
+        meets & (a > 0.0) & Bounds64::new(range).pick_root(a, b, h2a.max(0.0), 1.0).1
+    }
+
+    /// [`Sphere::cast_all`] in the world frame.
+    pub(crate) fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {
+        let (o, d) = self.rel(ray);
+        all_in(o, d, self.radius, range, |t, entry| self.hit(t, o + t * d, entry))
+    }
+
+    /// [`Sphere::span`] in the world frame.
+    pub(crate) fn span(&self, ray: &Ray) -> Option<Span> {
+        let (o, d) = self.rel(ray);
+        span_of(o, d, self.radius, |t, entry| self.hit(t, o + t * d, entry))
+    }
+}
+
+/// The body of `cast_candidate` (see [`RayCast::cast_candidate`] for
+/// [`Sphere`]) on f64 inputs: whether there is a hit, its `t`, its point
+/// relative to the centre, and whether it is an entry.
+#[inline(always)]
+fn candidate(o: DVec3, d: DVec3, r: f64, range: Interval) -> (bool, f64, DVec3, bool) {
+    let (a, b, h2a, meets) = sphere_terms64(o, d, r);
+    let h = h2a.max(0.0);
+    let bounds = Bounds64::new(range);
+    let inv_a = 1.0 / a;
+    // ∓1/a: − when t− is in the range.
+    let (signed_inv_a, any) = bounds.pick_root(a, b, h, inv_a);
+    let tm = -b * inv_a;
+    let foot = o + tm * d;
+    let k = h.sqrt() * signed_inv_a;
+    // A compare-select (`maxsd`/`minsd`): on a hit nothing is NaN.
+    let (lo, hi) = bounds.ends();
+    let t = tm + k;
+    let t = if t < lo { lo } else { t };
+    let t = if t > hi { hi } else { t };
+    // t− with a·h² > 0: k < 0 (−0 for a·h² = 0).
+    (meets & (a > 0.0) & any, t, foot + k * d, k < 0.0)
+}
+
+/// Both crossings in `range` (one for a tangent touch), as hits made by `hit(t, entry)`.
+#[inline(always)]
+fn all_in(o: DVec3, d: DVec3, r: f64, range: Interval, hit: impl Fn(f64, bool) -> Hit) -> Vec<Hit> {
+    let (t0, t1, entry, meets) = roots(o, d, r);
+    let mut out = Vec::with_capacity(2);
+    if !meets {
+        return out;
+    }
+    let bounds = Bounds64::new(range);
+    let (in0, in1) = (bounds.contains(t0), bounds.contains(t1));
+    if in0 {
+        out.push(hit(t0, entry));
+    }
+    if in1 && !(in0 && t1 as f32 == t0 as f32) {
+        out.push(hit(t1, false));
+    }
+    out
+}
+
+/// The span of the line, its ends made by `hit(t, entry)`.
+#[inline(always)]
+fn span_of(o: DVec3, d: DVec3, r: f64, hit: impl Fn(f64, bool) -> Hit) -> Option<Span> {
+    let (t0, t1, entry, meets) = roots(o, d, r);
+    let finite = (t0.abs() <= F32_MAX) & (t1.abs() <= F32_MAX);
+    (meets & finite).then(|| Span { enter: hit(t0, entry), exit: hit(t1, false) })
+}
+
 /// The line's crossings with the sphere in f64 (see the module doc): the
-/// f64 origin and direction, the roots `t0 <= t1`, whether `t0` is an
-/// entry (`a·h² > 0`) and whether the line meets the sphere (false also for
-/// any degenerate ray).
+/// roots `t0 <= t1`, whether `t0` is an entry (`a·h² > 0`) and whether the
+/// line meets the sphere (false also for any degenerate ray).
 ///
 /// The squared distance of the line from the centre is `|o × d|²/a`
 /// (`a = d·d`), so `a·h² = r²·a − |o × d|²` needs no division, and
@@ -102,24 +247,10 @@ impl Sphere {
 /// exact value). A zero `d` gives `a·h² = 0` but `t = 0·∞ = NaN`, which no
 /// range contains; a non-finite input makes `a·h²` NaN or −∞.
 #[inline(always)]
-fn ray_sphere(o: Vec3, d: Vec3, r: f32) -> (DVec3, DVec3, f64, f64, bool, bool) {
-    let (a, b, h2a, meets) = sphere_terms(o, d, r);
+fn roots(o: DVec3, d: DVec3, r: f64) -> (f64, f64, bool, bool) {
+    let (a, b, h2a, meets) = sphere_terms64(o, d, r);
     let (root, inv_a) = (h2a.max(0.0).sqrt(), 1.0 / a);
-    let (t0, t1) = ((-b - root) * inv_a, (-b + root) * inv_a);
-    (o.as_dvec3(), d.as_dvec3(), t0, t1, root > 0.0, meets)
-}
-
-/// `a = d·d`, `b = o·d`, `a·h² = r²·a − |o × d|²` in f64 (see [`ray_sphere`]),
-/// and whether the line meets the sphere (`a·h²` not below the
-/// [`TOUCH_REL`] slack; false for NaN and −∞).
-#[inline(always)]
-fn sphere_terms(o: Vec3, d: Vec3, r: f32) -> (f64, f64, f64, bool) {
-    let (o, d) = (o.as_dvec3(), d.as_dvec3());
-    let a = d.length_squared();
-    let b = o.dot(d);
-    let r2a = f64::from(r) * f64::from(r) * a;
-    let h2a = r2a - o.cross(d).length_squared();
-    (a, b, h2a, h2a >= -TOUCH_REL * r2a)
+    ((-b - root) * inv_a, (-b + root) * inv_a, root > 0.0, meets)
 }
 
 impl Sphere {
@@ -152,24 +283,9 @@ impl RayCast for Sphere {
     /// range test alone would pass; a non-finite input fails `meets`.
     #[inline(always)]
     fn cast_candidate(&self, ray: &Ray, range: Interval) -> (bool, Hit) {
-        let (a, b, h2a, meets) = sphere_terms(ray.origin, ray.dir, self.radius);
-        let h = h2a.max(0.0);
-        let bounds = Bounds64::new(range);
-        let inv_a = 1.0 / a;
-        // ∓1/a: − when t− is in the range.
-        let (signed_inv_a, any) = bounds.pick_root(a, b, h, inv_a);
         let (o, d) = (ray.origin.as_dvec3(), ray.dir.as_dvec3());
-        let tm = -b * inv_a;
-        let foot = o + tm * d;
-        let k = h.sqrt() * signed_inv_a;
-        // A compare-select (`maxsd`/`minsd`): on a hit nothing is NaN.
-        let (lo, hi) = bounds.ends();
-        let t = tm + k;
-        let t = if t < lo { lo } else { t };
-        let t = if t > hi { hi } else { t };
-        // t− with a·h² > 0: k < 0 (−0 for a·h² = 0).
-        let hit = self.hit_at_point(t, foot + k * d, k < 0.0);
-        (meets & (a > 0.0) & any, hit)
+        let (ok, t, p, entry) = candidate(o, d, f64::from(self.radius), range);
+        (ok, self.hit_at_point(t, p, entry))
     }
 
     /// The test of `cast` without its square root and division: whether a
@@ -183,24 +299,17 @@ impl RayCast for Sphere {
     }
 
     fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {
-        let (o, d, t0, t1, entry, meets) = ray_sphere(ray.origin, ray.dir, self.radius);
-        let mut out = Vec::with_capacity(2);
-        if !meets {
-            return out;
-        }
-        let bounds = Bounds64::new(range);
-        let (in0, in1) = (bounds.contains(t0), bounds.contains(t1));
-        if in0 {
-            out.push(self.hit_at(o, d, t0, entry));
-        }
-        if in1 && !(in0 && t1 as f32 == t0 as f32) {
-            out.push(self.hit_at(o, d, t1, false));
-        }
-        out
+        let (o, d) = (ray.origin.as_dvec3(), ray.dir.as_dvec3());
+        all_in(o, d, f64::from(self.radius), range, |t, entry| self.hit_at(o, d, t, entry))
     }
 
     fn local_bounds(&self) -> Aabb {
         Aabb::from_half_extents(Vec3::splat(self.radius))
+    }
+
+    #[inline(always)]
+    fn as_sphere(&self) -> Option<&Sphere> {
+        Some(self)
     }
 }
 
@@ -212,10 +321,8 @@ impl Solid for Sphere {
 
 impl ConvexSolid for Sphere {
     fn span(&self, ray: &Ray) -> Option<Span> {
-        let (o, d, t0, t1, entry, meets) = ray_sphere(ray.origin, ray.dir, self.radius);
-        let finite = (t0.abs() <= F32_MAX) & (t1.abs() <= F32_MAX);
-        (meets & finite)
-            .then(|| Span { enter: self.hit_at(o, d, t0, entry), exit: self.hit_at(o, d, t1, false) })
+        let (o, d) = (ray.origin.as_dvec3(), ray.dir.as_dvec3());
+        span_of(o, d, f64::from(self.radius), |t, entry| self.hit_at(o, d, t, entry))
     }
 }
 
