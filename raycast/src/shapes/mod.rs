@@ -92,6 +92,15 @@ pub trait RayCast {
     fn as_sphere(&self) -> Option<&Sphere> {
         None
     }
+
+    /// The plane this shape is, if it is one: [`Transformed`] casts a placed
+    /// plane in the world frame (a plane under an affine map is a plane).
+    /// For the crate's own shapes, like [`RayCast::as_sphere`].
+    #[doc(hidden)]
+    #[inline(always)]
+    fn as_plane(&self) -> Option<&Plane> {
+        None
+    }
 }
 
 /// A closed solid: it has an inside.

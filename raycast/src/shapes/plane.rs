@@ -37,7 +37,7 @@ use crate::hit::hit_if;
 use crate::numeric::{gamma, Bounds64};
 use crate::shapes::RayCast;
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError};
-use glam::{DVec3, Vec3};
+use glam::{Affine3A, DVec3, Mat3A, Vec3, Vec3A};
 
 /// An infinite two-sided plane through `point` with unit `normal`.
 /// Its part is [`Part::Face`]; the hit normal is the plane's own normal.
@@ -243,6 +243,34 @@ impl RayCast for Plane {
 
     fn local_bounds(&self) -> Aabb {
         Aabb::new(Vec3::NEG_INFINITY, Vec3::INFINITY)
+    }
+
+    #[inline(always)]
+    fn as_plane(&self) -> Option<&Plane> {
+        Some(self)
+    }
+}
+
+impl Plane {
+    /// This plane placed by `world_from_local`, as a plane of the world frame:
+    /// through the mapped point, with normal `normal_from_local · n` (the
+    /// inverse transpose, as [`Transformed`](crate::Transformed) maps
+    /// normals; `renormalize` when that is not a rotation). A placed plane is
+    /// then cast with no map applied to the ray or to the hit, which takes
+    /// two matrix products off the path from the ray to the answer; the
+    /// world plane is formed beside it. The kernel's `n` is the mapped
+    /// normal before normalisation: `t = −s/e` does not depend on its length.
+    #[inline(always)]
+    pub(crate) fn placed(
+        &self,
+        world_from_local: &Affine3A,
+        normal_from_local: &Mat3A,
+        renormalize: bool,
+    ) -> Plane {
+        let n = *normal_from_local * Vec3A::from(self.normal);
+        let unit = if renormalize { n * (1.0 / n.length()) } else { n };
+        let point = world_from_local.transform_point3a(Vec3A::from(self.point));
+        Plane { normal: Vec3::from(unit), point: Vec3::from(point), given: Vec3::from(n).as_dvec3() }
     }
 }
 

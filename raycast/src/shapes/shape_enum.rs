@@ -114,6 +114,13 @@ impl RayCast for Shape {
             _ => None,
         }
     }
+    #[inline(always)]
+    fn as_plane(&self) -> Option<&Plane> {
+        match self {
+            Shape::Plane(p) => Some(p),
+            _ => None,
+        }
+    }
 }
 
 macro_rules! from_shape {
