@@ -9,6 +9,8 @@ use raycast::{
 use std::sync::Arc;
 
 /// A shape with its placement, ready to query.
+// One value per query line, built and dropped there: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum Placed {
     /// No transform given: the shape's frame is the world.
     Local(Shape),

@@ -140,7 +140,9 @@ fn ray_meets_plane(o: Vec3, d: Vec3, n: DVec3, p: Vec3, range: Interval) -> bool
     if e == 0.0 {
         return parallel(s, d, range).0;
     }
-    finite(e) & Bounds64::new(range).contains_quotient(-s, e)
+    // `e² < ∞` is `finite(e)` here (a finite `e` is at most 3·F32_MAX², so
+    // `e²` cannot overflow), sharing the square with the quotient test.
+    (e * e < f64::INFINITY) & Bounds64::new(range).contains_quotient(-s, e)
 }
 
 /// The signed distance term `s = n·(o − p)` (snapped to 0 for an origin on
@@ -258,9 +260,9 @@ impl Plane {
     /// normals; `renormalize` when that is not a rotation). A placed plane is
     /// then cast with no map applied to the ray or to the hit, which takes
     /// two matrix products off the path from the ray to the answer; the
-    /// world plane is formed beside it. The kernel's `n` is the mapped
+    /// world plane is formed once, when the placement is set (`Transformed`
+    /// keeps it). The kernel's `n` is the mapped
     /// normal before normalisation: `t = −s/e` does not depend on its length.
-    #[inline(always)]
     pub(crate) fn placed(
         &self,
         world_from_local: &Affine3A,
