@@ -256,6 +256,185 @@ pub fn next_down(x: f32) -> f32 {
     -next_up(-x)
 }
 
+/// A per-ray condition as an SSE2 lane mask (all ones or all zeros), for
+/// the branch-free kernel.
+///
+/// [`select`] takes a `bool`, and a comparison of two f64 that feeds it
+/// goes through the integer registers (`ucomisd`, `seta`, `neg`, `movq`,
+/// `pshufd`) before the and/andnot/or; a `cmpltsd` gives the mask
+/// directly, masks combine with one `andpd`/`orpd` each, and only the
+/// final answer is moved to a `bool` (`movmskpd`). Same semantics as the
+/// `bool` forms: an ordered comparison is false for NaN.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Mask(
+    #[cfg(target_arch = "x86_64")] core::arch::x86_64::__m128d,
+    #[cfg(not(target_arch = "x86_64"))] bool,
+);
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unused_unsafe)]
+impl Mask {
+    /// `x < y`.
+    #[inline(always)]
+    pub(crate) fn lt(x: f64, y: f64) -> Self {
+        use core::arch::x86_64::{_mm_cmplt_sd, _mm_set_sd};
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        Self(unsafe { _mm_cmplt_sd(_mm_set_sd(x), _mm_set_sd(y)) })
+    }
+    /// `x <= y`.
+    #[inline(always)]
+    pub(crate) fn le(x: f64, y: f64) -> Self {
+        use core::arch::x86_64::{_mm_cmple_sd, _mm_set_sd};
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        Self(unsafe { _mm_cmple_sd(_mm_set_sd(x), _mm_set_sd(y)) })
+    }
+    /// `x == y`.
+    #[inline(always)]
+    pub(crate) fn eq(x: f64, y: f64) -> Self {
+        use core::arch::x86_64::{_mm_cmpeq_sd, _mm_set_sd};
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        Self(unsafe { _mm_cmpeq_sd(_mm_set_sd(x), _mm_set_sd(y)) })
+    }
+    /// `x != y` (true for NaN).
+    #[inline(always)]
+    pub(crate) fn ne(x: f64, y: f64) -> Self {
+        use core::arch::x86_64::{_mm_cmpneq_sd, _mm_set_sd};
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        Self(unsafe { _mm_cmpneq_sd(_mm_set_sd(x), _mm_set_sd(y)) })
+    }
+    /// `self && !other`.
+    #[inline(always)]
+    pub(crate) fn and_not(self, other: Self) -> Self {
+        use core::arch::x86_64::_mm_andnot_pd;
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        Self(unsafe { _mm_andnot_pd(other.0, self.0) })
+    }
+    /// `if self { a } else { b }`.
+    #[inline(always)]
+    pub(crate) fn pick(self, a: f64, b: f64) -> f64 {
+        use core::arch::x86_64::{_mm_and_pd, _mm_andnot_pd, _mm_cvtsd_f64, _mm_or_pd, _mm_set_sd};
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe {
+            _mm_cvtsd_f64(_mm_or_pd(_mm_and_pd(self.0, _mm_set_sd(a)), _mm_andnot_pd(self.0, _mm_set_sd(b))))
+        }
+    }
+    /// `if self { x } else { −x }`: the sign bit flipped by an and-not and
+    /// a xor, without a select.
+    #[inline(always)]
+    pub(crate) fn keep_or_negate(self, x: f64) -> f64 {
+        use core::arch::x86_64::{_mm_andnot_pd, _mm_cvtsd_f64, _mm_set_sd, _mm_xor_pd};
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe { _mm_cvtsd_f64(_mm_xor_pd(_mm_set_sd(x), _mm_andnot_pd(self.0, _mm_set_sd(-0.0)))) }
+    }
+    /// `if self { a } else { b }` for masks.
+    #[inline(always)]
+    pub(crate) fn pick_mask(self, a: Self, b: Self) -> Self {
+        use core::arch::x86_64::{_mm_and_pd, _mm_andnot_pd, _mm_or_pd};
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        Self(unsafe { _mm_or_pd(_mm_and_pd(self.0, a.0), _mm_andnot_pd(self.0, b.0)) })
+    }
+    /// The condition as a `bool`.
+    #[inline(always)]
+    pub(crate) fn get(self) -> bool {
+        use core::arch::x86_64::_mm_movemask_pd;
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe { _mm_movemask_pd(self.0) & 1 != 0 }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unused_unsafe)]
+impl core::ops::BitAnd for Mask {
+    type Output = Self;
+    #[inline(always)]
+    fn bitand(self, other: Self) -> Self {
+        use core::arch::x86_64::_mm_and_pd;
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        Self(unsafe { _mm_and_pd(self.0, other.0) })
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unused_unsafe)]
+impl core::ops::BitOr for Mask {
+    type Output = Self;
+    #[inline(always)]
+    fn bitor(self, other: Self) -> Self {
+        use core::arch::x86_64::_mm_or_pd;
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        Self(unsafe { _mm_or_pd(self.0, other.0) })
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+impl Mask {
+    pub(crate) fn lt(x: f64, y: f64) -> Self {
+        Self(x < y)
+    }
+    pub(crate) fn le(x: f64, y: f64) -> Self {
+        Self(x <= y)
+    }
+    pub(crate) fn eq(x: f64, y: f64) -> Self {
+        Self(x == y)
+    }
+    pub(crate) fn ne(x: f64, y: f64) -> Self {
+        Self(x != y)
+    }
+    pub(crate) fn and_not(self, other: Self) -> Self {
+        Self(self.0 & !other.0)
+    }
+    pub(crate) fn pick(self, a: f64, b: f64) -> f64 {
+        crate::numeric::select(self.0, a, b)
+    }
+    pub(crate) fn pick_mask(self, a: Self, b: Self) -> Self {
+        Self(if self.0 { a.0 } else { b.0 })
+    }
+    pub(crate) fn keep_or_negate(self, x: f64) -> f64 {
+        if self.0 {
+            x
+        } else {
+            -x
+        }
+    }
+    pub(crate) fn get(self) -> bool {
+        self.0
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+impl core::ops::BitAnd for Mask {
+    type Output = Self;
+    fn bitand(self, other: Self) -> Self {
+        Self(self.0 & other.0)
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+impl core::ops::BitOr for Mask {
+    type Output = Self;
+    fn bitor(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+}
+
+/// `(n0/d0, n1/d1)` as one 2-lane division (LLVM keeps two scalar ones).
+#[inline(always)]
+pub(crate) fn div2(n0: f64, n1: f64, d0: f64, d1: f64) -> (f64, f64) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_cvtsd_f64, _mm_div_pd, _mm_set_pd, _mm_unpackhi_pd};
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe {
+            let q = _mm_div_pd(_mm_set_pd(n1, n0), _mm_set_pd(d1, d0));
+            (_mm_cvtsd_f64(q), _mm_cvtsd_f64(_mm_unpackhi_pd(q, q)))
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        (n0 / d0, n1 / d1)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

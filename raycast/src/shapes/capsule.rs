@@ -33,12 +33,16 @@
 //! **First crossing** (`cast`). Only one end is wanted: the exit if the
 //! point at `t_min` is strictly inside (distance to the segment `< r`),
 //! else the entry. So one root of the cylinder (sign `σ = ±1`) and the same
-//! root of both end spheres are taken (the three square roots in parallel:
-//! no sphere waits for the cylinder's root), and the end picked with
-//! [`select`]. An entry computed behind `t_min` while the ray moves inward
-//! at `t_min` (the exact entry is then at or after `t_min`), or an exit
-//! computed behind `t_min` from inside, is a rounding of a crossing at
-//! `t_min` and is clamped onto it. `span` and `cast_all` take both ends.
+//! root of both end spheres are taken (the three square roots in parallel,
+//! the two ends' as one 2-lane root: no sphere waits for the cylinder's
+//! root), and the part (side, or which end) is chosen meanwhile from the
+//! signs of `A·y(s) ∓ L·A` compared as squares, without the root (see
+//! `Capsule::first`), then one root picked. An entry computed behind
+//! `t_min` while the ray moves inward at `t_min` (the exact entry is then
+//! at or after `t_min`), or an exit computed behind `t_min` from inside, is
+//! a rounding of a crossing at `t_min` and is clamped onto it.
+//! `front_face` is the geometry's own answer: an entry with a positive half
+//! chord. `span` and `cast_all` take both ends.
 //!
 //! **Occlusion** (`hits`): no roots and no division. The squared distance
 //! `f(t)` of the line's point from the segment is convex, so `[t_min, t_max]`
@@ -58,10 +62,13 @@
 //!   its digits; `(−B ± √disc)/A` is as accurate in f64 as the Vieta form.
 //!   A cross product `X`, `P`, `Q` is off by ~1e-16·|o||d|, the same as the
 //!   foot of the perpendicular `o + t_m·d` it replaces.
-//! * Branch-free: the ends are chosen with [`select`] (which LLVM cannot
-//!   turn back into a branch around a square root) and bitwise `&`, `|` of
-//!   comparisons; `cast` computes the hit on a miss too and has no
-//!   data-dependent branch ([`RayCast::cast_candidate`]).
+//! * Branch-free: `cast` chooses with lane masks (`Mask`: a comparison
+//!   gives the mask directly and a masked choice stays a choice, where LLVM
+//!   may turn a plain one back into a branch around a square root), `span`
+//!   with [`select`] and bitwise `&`, `|` of comparisons; `cast` computes
+//!   the hit on a miss too and has no data-dependent branch
+//!   ([`RayCast::cast_candidate`]). The two reciprocals `1/A`, `1/|d|²` are
+//!   one 2-lane division.
 //! * A line within the f32 rounding of the inputs of tangent touches
 //!   ([`TOUCH_REL`]): inputs written as tangent are off by that rounding.
 //! * A line parallel to the axis (`A == 0`; no f32 direction makes `A`
@@ -79,7 +86,7 @@
 
 use crate::error::{finite_vec, or_panic, positive};
 use crate::hit::hit_if;
-use crate::numeric::{select, Bounds64, F32_MAX, TOUCH_REL};
+use crate::numeric::{div2, select, Bounds64, Mask, F32_MAX, TOUCH_REL};
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError, Span};
 use glam::{DVec2, DVec3, Vec3};
@@ -103,21 +110,21 @@ pub struct Capsule {
     a: Vec3,
     b: Vec3,
     radius: f32,
-    /// `(a + b) / 2`: the frame the kernel works in.
-    mid: Vec3,
-    /// `(b − a) / |b − a|`, or zero when `a == b`.
-    axis: Vec3,
-    /// `|b − a| / 2`.
-    half_len: f32,
-    /// `mid`, `axis` and `half_len` in f64, from `a` and `b` exactly: the
-    /// kernel's frame (see the module doc).
+    /// `(a + b) / 2` in f64, from `a` and `b` exactly: the kernel's origin.
     mid64: DVec3,
+    /// `|b − a| / 2` in f64 (0 when `a == b` or subnormal in f32).
     half_len64: f64,
-    /// `(u, v, w)`: the unit axis `u` (`+Y` when `a == b`, where any axis
-    /// serves) and two unit vectors completing an orthonormal frame, in f64.
-    frame: (DVec3, DVec3, DVec3),
-    /// The columns `(v_i, u_i)` of the frame's first two rows.
-    frame_xy: [DVec2; 3],
+    /// `r²` and `1/r` in f64 (stored: a query needs no division for them).
+    radius2: f64,
+    inv_radius: f64,
+    /// The unit axis `u = (b − a)/|b − a|` in f64 (`+Y` when `a == b`,
+    /// where any axis serves).
+    axis64: DVec3,
+    /// Two unit vectors `v`, `w` completing `u` to an orthonormal frame,
+    /// `v` and `u` as the columns `(v_i, u_i)`: `(v·p, u·p)` is one 2-lane
+    /// multiply-add per coordinate of `p`.
+    frame_vu: [DVec2; 3],
+    frame_w: DVec3,
 }
 
 impl Capsule {
@@ -127,21 +134,28 @@ impl Capsule {
     /// [`ShapeError`] on `a` or `b` unless finite, on `radius` unless finite and > 0.
     pub fn try_new(a: Vec3, b: Vec3, radius: f32) -> Result<Self, ShapeError> {
         let (a, b, radius) = (finite_vec("a", a)?, finite_vec("b", b)?, positive("radius", radius)?);
-        let mid = a.midpoint(b);
-        let e = 0.5 * (b - a);
-        let half_len = e.length();
-        // A subnormal half length would make `e / half_len` lose its digits;
-        // such a capsule is a sphere to within 1e-38.
-        let (axis, half_len) =
-            if half_len >= f32::MIN_POSITIVE { (e / half_len, half_len) } else { (Vec3::ZERO, 0.0) };
         let e64 = 0.5 * (b.as_dvec3() - a.as_dvec3());
-        let (axis64, half_len64) =
-            if half_len > 0.0 { (e64 / e64.length(), e64.length()) } else { (DVec3::ZERO, 0.0) };
+        // A half length subnormal in f32 is a sphere to within 1e-38 (as the
+        // f32 kernels had it).
+        let len = e64.length();
+        let (u, half_len64) =
+            if len >= f64::from(f32::MIN_POSITIVE) { (e64 / len, len) } else { (DVec3::Y, 0.0) };
         let mid64 = 0.5 * (a.as_dvec3() + b.as_dvec3());
-        let u = if half_len64 > 0.0 { axis64 } else { DVec3::Y };
         let (v, w) = u.any_orthonormal_pair();
-        let frame_xy = [DVec2::new(v.x, u.x), DVec2::new(v.y, u.y), DVec2::new(v.z, u.z)];
-        Ok(Self { a, b, radius, mid, axis, half_len, mid64, half_len64, frame: (u, v, w), frame_xy })
+        let frame_vu = [DVec2::new(v.x, u.x), DVec2::new(v.y, u.y), DVec2::new(v.z, u.z)];
+        let r = f64::from(radius);
+        Ok(Self {
+            a,
+            b,
+            radius,
+            mid64,
+            half_len64,
+            radius2: r * r,
+            inv_radius: 1.0 / r,
+            axis64: u,
+            frame_vu,
+            frame_w: w,
+        })
     }
     /// Like [`Capsule::try_new`].
     ///
@@ -166,18 +180,16 @@ impl Capsule {
 }
 
 /// The ray relative to the midpoint in f64, as it is (`o`, `d`) and in the
-/// frame `(v, u, w)` (`ox, oy, oz`, `dx, dy, dz`; `y` is axial), and
-/// whether it is a valid ray (finite, `d != 0`).
+/// frame `(v, u, w)`: `oxz = (ox, oz)`, `dxz = (dx, dz)` across the axis,
+/// `oy`, `dy` along it; and whether it is a valid ray (finite, `d != 0`).
 #[derive(Clone, Copy, Debug)]
 struct Local {
     o: DVec3,
     d: DVec3,
-    ox: f64,
+    oxz: DVec2,
+    dxz: DVec2,
     oy: f64,
-    oz: f64,
-    dx: f64,
     dy: f64,
-    dz: f64,
     /// `dx² + dz²` (`|d⊥|²`) and `|d|²`.
     a: f64,
     dd: f64,
@@ -196,6 +208,16 @@ struct Crossing {
     ok: bool,
 }
 
+/// The part named by the two choices of the kernel.
+#[inline(always)]
+fn part_of(side: bool, to_b: bool) -> Part {
+    match (side, to_b) {
+        (true, _) => Part::Side,
+        (false, true) => Part::CapB,
+        (false, false) => Part::CapA,
+    }
+}
+
 impl Capsule {
     /// The ray in the kernel's frame (see [`Local`]).
     #[inline(always)]
@@ -204,29 +226,28 @@ impl Capsule {
         let d = ray.dir.as_dvec3();
         // `(x, y)` as 2-lane products with the columns `(v_i, u_i)`, `z`
         // apart: fewer shuffles than six 3-lane dot products.
-        let [c0, c1, c2] = self.frame_xy;
-        let w = self.frame.2;
+        let [c0, c1, c2] = self.frame_vu;
+        let w = self.frame_w;
         let oxy = c0 * o.x + c1 * o.y + c2 * o.z;
         let dxy = c0 * d.x + c1 * d.y + c2 * d.z;
-        let (ox, oy, oz) = (oxy.x, oxy.y, o.dot(w));
-        let (dx, dy, dz) = (dxy.x, dxy.y, d.dot(w));
-        let a = dx * dx + dz * dz;
+        let (oxz, oy) = (DVec2::new(oxy.x, o.dot(w)), oxy.y);
+        let (dxz, dy) = (DVec2::new(dxy.x, d.dot(w)), dxy.y);
+        let a = dxz.x * dxz.x + dxz.y * dxz.y;
         let dd = a + dy * dy;
         // A NaN or ±∞ input makes a frame coordinate or `dd` NaN or ±∞ (each
         // coordinate of `o` enters some frame coordinate with a non-zero
         // factor); a zero direction makes `dd` zero (the square of a
         // subnormal f32 is a normal f64).
-        let ok_ray = (dd > 0.0) & ((ox + oy + oz + dd).abs() < f64::INFINITY);
-        Local { o, d, ox, oy, oz, dx, dy, dz, a, dd, ok_ray }
+        let ok_ray = (dd > 0.0) & ((oxz.x + oy + oxz.y + dd).abs() < f64::INFINITY);
+        Local { o, d, oxz, dxz, oy, dy, a, dd, ok_ray }
     }
 
     /// Both crossings of the line, for `span` and `cast_all` (see the
     /// module doc).
     #[inline(always)]
     fn crossing(&self, l: &Local) -> Crossing {
-        let (len, r) = (self.half_len64, f64::from(self.radius));
-        let (ox, oy, oz, dx, dy, dz) = (l.ox, l.oy, l.oz, l.dx, l.dy, l.dz);
-        let r2 = r * r;
+        let (len, r2) = (self.half_len64, self.radius2);
+        let (ox, oz, dx, dz, oy, dy) = (l.oxz.x, l.oxz.y, l.dxz.x, l.dxz.y, l.oy, l.dy);
         // Infinite cylinder: A·t² + 2B·t + C with A = |d⊥|², B = o⊥·d⊥, and
         // B² − A·C = r²·A − X², X = o⊥ × d⊥ = ox·dz − oz·dx (Lagrange's
         // identity |o⊥|²|d⊥|² − (o⊥·d⊥)² = X²): the discriminant from the
@@ -275,81 +296,126 @@ impl Capsule {
         let t1 = select(side1, s1, e1);
         let ok =
             l.ok_ray & tube & (side0 | ok0) & (side1 | ok1) & (t0.abs() <= F32_MAX) & (t1.abs() <= F32_MAX);
-        let part = |side: bool, to_b: bool| match (side, to_b) {
-            (true, _) => Part::Side,
-            (false, true) => Part::CapB,
-            (false, false) => Part::CapA,
-        };
-        Crossing { t0, part0: part(side0, to_b0), t1: t1.max(t0), part1: part(side1, to_b1), ok }
+        Crossing { t0, part0: part_of(side0, to_b0), t1: t1.max(t0), part1: part_of(side1, to_b1), ok }
     }
 
-    /// The first crossing in `[lo, hi]` alone, for `cast`: `(ok, t, part)`
-    /// (see "First crossing" in the module doc).
+    /// The first crossing in `[lo, hi]` alone, for `cast`: `(ok, t, part,
+    /// front_face)` (see "First crossing" in the module doc).
+    ///
+    /// The part is chosen without any root: with `n = oy·A − B·dy` (so
+    /// that `y(t_c) = n/A` at the closest approach to the axis) and
+    /// `g = σ·dy`, the cylinder's root `s = (σ√D − B)/A` has
+    /// `A·y(s) = n + g·√D`, and `y(s) > L ⇔ g·√D > L·A − n ⇔
+    /// g·|g|·D > k·|k|` with `k = L·A − n` (`x ↦ x·|x|` is increasing),
+    /// `y(s) < −L` likewise with `k = −L·A − n`. These are exact
+    /// equivalences, each side rounded to ~1e-16 of its terms, which moves
+    /// the choice only for a crossing within that of the rim, where the side
+    /// and the end sphere are tangent and give the same point. So the
+    /// choice is made while the three roots (the cylinder's, and both end
+    /// spheres' as one 2-lane root) are taken, and picks one: no root waits
+    /// for the choice or for another root, and `y(s)` is off the path.
     #[inline(always)]
-    fn first(&self, c: &Local, lo: f64, hi: f64) -> (bool, f64, Part) {
-        let (len, r) = (self.half_len64, f64::from(self.radius));
-        let (ox, oy, oz, dx, dy, dz) = (c.ox, c.oy, c.oz, c.dx, c.dy, c.dz);
-        let r2 = r * r;
-        // Strictly inside at `lo`: the crossing wanted is the exit, else the
-        // entry; `inward`: the distance to the segment decreases at `lo`
-        // (half its derivative is (p − nearest)·d).
+    fn first(&self, l: &Local, lo: f64, hi: f64) -> (bool, f64, Part, bool) {
+        let (len, r2) = (self.half_len64, self.radius2);
+        let (ox, oz, dx, dz, oy, dy) = (l.oxz.x, l.oxz.y, l.dxz.x, l.dxz.y, l.oy, l.dy);
+        let (a, dd) = (l.a, l.dd);
+        // Which end of the chord: the exit (σ = +1) if the point at `lo` is
+        // strictly inside (squared distance to the segment < r²), else the
+        // entry; and whether the ray moves inward there (the derivative of
+        // that squared distance is negative).
         let (px, py, pz) = (ox + lo * dx, oy + lo * dy, oz + lo * dz);
         let e = py - clamp(py, -len, len);
-        let inside = px * px + pz * pz + e * e < r2;
-        let inward = px * dx + pz * dz + e * dy < 0.0;
-        let sigma = select(inside, 1.0, -1.0);
-        // The cylinder's root on that side (see `crossing`).
-        let a = c.a;
+        let inside = Mask::lt(px * px + pz * pz + e * e, r2);
+        let inward = Mask::lt(px * dx + pz * dz + e * dy, 0.0);
+        // The cylinder (see `crossing`).
         let b = ox * dx + oz * dz;
         let x = ox * dz - oz * dx;
         let disc = r2 * a - x * x;
-        let s = (sigma * at_least(disc, 0.0).sqrt() - b) * (1.0 / a);
-        let axial = a == 0.0;
-        let tube = (axial & (ox * ox + oz * oz <= r2 * (1.0 + TOUCH_REL)))
-            | (!axial & (disc >= -TOUCH_REL * r2 * a));
-        // An axial line enters through the end it moves away from and
-        // leaves through the other: y = σ·dy stands for y(σ·∞).
-        let y = select(axial, sigma * dy, oy + s * dy);
-        let side = !axial & (len > 0.0) & (y.abs() <= len);
-        let to_b = (y > 0.0) & (len > 0.0);
-        // Both end spheres' roots on that side, in parallel with the
-        // cylinder's, picked by the sign of `y`.
-        let dd = c.dd;
-        let inv_dd = 1.0 / dd;
-        let (p, q) = (oy * dz - oz * dy, ox * dy - oy * dx);
-        let (ldz, ldx, ldy) = (len * dz, len * dx, len * dy);
-        let (r2dd, x2, bd) = (r2 * dd, x * x, b + oy * dy);
-        // Lanes (cap a, cap b): c = (−L, +L).
-        let (pc, qc, bc) = (p + DVec2::new(ldz, -ldz), q + DVec2::new(-ldx, ldx), bd + DVec2::new(ldy, -ldy));
-        let disc = r2dd - (pc * pc + x2 + qc * qc);
-        let root = disc.max(DVec2::ZERO);
-        let root = DVec2::new(root.x.sqrt(), root.y.sqrt());
-        let e = (sigma * root - bc) * inv_dd;
-        let (oka, okb) = (disc.x >= -TOUCH_REL * r2dd, disc.y >= -TOUCH_REL * r2dd);
-        let t = select(side, s, select(to_b, e.y, e.x));
-        let met = side | (to_b & okb) | (!to_b & oka);
+        // Side or end, without the root (see above).
+        let n = oy * a - b * dy;
+        let g = inside.keep_or_negate(dy);
+        let gg = g * g.abs() * at_least(disc, 0.0);
+        let la = len * a;
+        let (kb, ka) = (la - n, -la - n);
+        let (beyond_b, beyond_a) = (Mask::lt(kb * kb.abs(), gg), Mask::lt(gg, ka * ka.abs()));
+        // An axial line (A = 0) never meets the side and reaches the end it
+        // comes from (entry) or goes to (exit): the end at y(σ·∞), the sign
+        // of σ·dy. A sphere (L = 0) is all cap a.
+        let axial = Mask::eq(a, 0.0);
+        let long = Mask::lt(0.0, len);
+        let side = long.and_not(axial | beyond_a | beyond_b);
+        let to_b = long & (beyond_b | (axial & Mask::lt(0.0, g)));
+        // Both end spheres around c·u, c = ∓L (lanes a, b): B_c² − |d|²·C_c
+        // = r²·|d|² − |o_c × d|² with o_c = o − c·u, whose frame coordinates
+        // are (ox, oy − c, oz): o_c × d = (y_c·dz − oz·dy, −X, ox·dy − y_c·dx)
+        // with y_c = oy − c, each rounded once from the exact o_c, and
+        // B_c = o·d − c·dy. Summed as (r²|d|² − X²) − (P_c² + Q_c²). Their
+        // roots (one 2-lane square root) and the cylinder's run in parallel,
+        // the choice made meanwhile.
+        let yc = oy - DVec2::new(-len, len);
+        let (pc, qc) = (yc * dz - oz * dy, ox * dy - yc * dx);
+        let (r2dd, x2) = (r2 * dd, x * x);
+        let disc_c = (r2dd - x2) - (pc * pc + qc * qc);
+        let bc = (b + oy * dy) - DVec2::new(-len, len) * dy;
+        let root_c = sqrt2(disc_c.max(DVec2::ZERO));
+        let root = at_least(disc, 0.0).sqrt();
+        let (inv_a, inv_dd) = div2(1.0, 1.0, a, dd);
+        let t_side = (inside.keep_or_negate(root) - b) * inv_a;
+        let t_a = (inside.keep_or_negate(root_c.x) - bc.x) * inv_dd;
+        let t_b = (inside.keep_or_negate(root_c.y) - bc.y) * inv_dd;
+        let t = side.pick(t_side, to_b.pick(t_b, t_a));
+        // Touching within the inputs' rounding counts (TOUCH_REL); the end
+        // sphere lies in the cylinder, so its test implies the cylinder's.
+        let touch_c = -TOUCH_REL * r2dd;
+        let met_c = to_b.pick_mask(Mask::le(touch_c, disc_c.y), Mask::le(touch_c, disc_c.x));
+        let met = side.pick_mask(Mask::le(-TOUCH_REL * r2 * a, disc), met_c);
+        let h = side.pick(disc, to_b.pick(disc_c.y, disc_c.x));
         // A crossing behind `lo` from outside is a rounding of one at `lo`
         // when moving inward (the exact one is at or after `lo` then), and
         // so is an exit behind `lo` from inside: both are clamped onto `lo`.
-        let ok = c.ok_ray & tube & met & (t <= hi) & (inside | inward | (t >= lo)) & (lo <= hi);
-        let part = match (side, to_b) {
-            (true, _) => Part::Side,
-            (false, true) => Part::CapB,
-            (false, false) => Part::CapA,
-        };
-        (ok, at_least(t, lo), part)
+        let ok = met & Mask::le(t, hi) & (inside | inward | Mask::le(lo, t)) & Mask::le(lo, hi);
+        // An entry with a positive half chord arrives from outside
+        // (`dir · normal < 0` at the exact crossing); a tangent one does not.
+        let front = Mask::lt(0.0, h).and_not(inside);
+        (l.ok_ray & ok.get(), at_least(t, lo), part_of(side.get(), to_b.get()), front.get())
     }
 
-    /// The full hit at the f64 root `t` on `part` (see the module doc for
-    /// the point and normal); `c` carries the kernel's f64 ray.
+    /// The point and normal at the f64 root `t` (see the module doc); `l`
+    /// carries the kernel's f64 ray.
     #[inline(always)]
-    fn hit_at(&self, ray: &Ray, c: &Local, t: f64, part: Part) -> Hit {
+    fn point_normal(&self, l: &Local, t: f64) -> (Vec3, Vec3) {
         let len = self.half_len64;
-        let q = c.o + t * c.d;
+        let q = l.o + t * l.d;
         // Axial coordinate of q from the frame's scalars (one product).
-        let y = clamp(c.oy + t * c.dy, -len, len);
-        let n = (q - y * self.frame.0) * (1.0 / f64::from(self.radius));
-        Hit::with_point(ray, t as f32, (self.mid64 + q).as_vec3(), n.as_vec3(), part)
+        let y = clamp(l.oy + t * l.dy, -len, len);
+        let n = (q - y * self.axis64) * self.inv_radius;
+        ((self.mid64 + q).as_vec3(), n.as_vec3())
+    }
+
+    /// The full hit at the f64 root `t` on `part`, `front_face` from the
+    /// rounded normal (for `span` and `cast_all`).
+    #[inline(always)]
+    fn hit_at(&self, ray: &Ray, l: &Local, t: f64, part: Part) -> Hit {
+        let (point, normal) = self.point_normal(l, t);
+        Hit::with_point(ray, t as f32, point, normal, part)
+    }
+}
+
+/// Both square roots, as one `sqrtpd` (glam's `DVec2` has none).
+#[inline(always)]
+fn sqrt2(x: DVec2) -> DVec2 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_loadu_pd, _mm_sqrt_pd, _mm_storeu_pd};
+        let mut out = [0.0; 2];
+        // SAFETY: SSE2 is part of the x86-64 baseline; both pointers are to
+        // two f64.
+        unsafe { _mm_storeu_pd(out.as_mut_ptr(), _mm_sqrt_pd(_mm_loadu_pd(x.to_array().as_ptr()))) };
+        DVec2::from_array(out)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        DVec2::new(x.x.sqrt(), x.y.sqrt())
     }
 }
 
@@ -387,10 +453,11 @@ impl RayCast for Capsule {
     /// a miss too (see [`RayCast::cast_candidate`]).
     #[inline(always)]
     fn cast_candidate(&self, ray: &Ray, range: Interval) -> (bool, Hit) {
-        let c = self.local(ray);
+        let l = self.local(ray);
         let (lo, hi) = Bounds64::new(range).ends();
-        let (ok, t, part) = self.first(&c, lo, hi);
-        (ok, self.hit_at(ray, &c, t, part))
+        let (ok, t, part, front) = self.first(&l, lo, hi);
+        let (point, normal) = self.point_normal(&l, t);
+        (ok, Hit::with_face(t as f32, point, normal, front, part))
     }
 
     /// Without roots (see "Occlusion" in the module doc).
@@ -398,8 +465,9 @@ impl RayCast for Capsule {
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
         let (lo, hi) = Bounds64::new(range).ends();
         let l = self.local(ray);
-        let (len, r) = (self.half_len64, f64::from(self.radius));
-        let (ox, oy, oz, dx, dy, dz, a, dd) = (l.ox, l.oy, l.oz, l.dx, l.dy, l.dz, l.a, l.dd);
+        let (len, r2) = (self.half_len64, self.radius2);
+        let (ox, oz, dx, dz, oy, dy) = (l.oxz.x, l.oxz.y, l.dxz.x, l.dxz.y, l.oy, l.dy);
+        let (a, dd) = (l.a, l.dd);
         let b = ox * dx + oz * dz;
         // The line's closest approach to the axis is at t_c = −b/a, height
         // y_c = n/a with n = oy·a − b·dy. If |y_c| <= L it is the closest
@@ -416,7 +484,7 @@ impl RayCast for Capsule {
         let c = select(n > 0.0, len, -len);
         let (p, q) = (oy * dz - oz * dy, ox * dy - oy * dx);
         let (pc, qc) = (p - c * dz, q + c * dx);
-        let (x2, r2) = (x * x, r * r);
+        let x2 = x * x;
         let touch = r2 * (1.0 + TOUCH_REL);
         let end_ok = pc * pc + x2 + qc * qc <= touch * dd;
         let star_ok = (mid & (x2 <= touch * a)) | (!mid & end_ok);
@@ -468,12 +536,13 @@ impl RayCast for Capsule {
 }
 
 impl Solid for Capsule {
-    /// Distance from `p` to the segment (clamped projection onto the axis) `<= radius`.
+    /// Distance from `p` to the segment (clamped projection onto the axis)
+    /// `<= radius`, in f64.
     #[inline]
     fn contains(&self, p: Vec3) -> bool {
-        let q = p - self.mid;
-        let y = q.dot(self.axis).clamp(-self.half_len, self.half_len);
-        (q - y * self.axis).length_squared() <= self.radius * self.radius
+        let q = p.as_dvec3() - self.mid64;
+        let y = clamp(q.dot(self.axis64), -self.half_len64, self.half_len64);
+        (q - y * self.axis64).length_squared() <= self.radius2
     }
 }
 

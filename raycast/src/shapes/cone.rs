@@ -56,28 +56,37 @@
 //! Haines et al., *Ray Tracing Gems* ch. 7, for the cone). It cancels only
 //! near tangency, and is off there by ~1e-16 of `|X|²` instead of f32's
 //! ~1e-7, so a grazing ray's roots keep their digits. Each root is then off
-//! by ~1e-16 of `|o|/|d|`, the scene's scale. The roots are the stable pair
-//! `q/A`, `C/q` with `q = −(B + sign(B)·√disc)` (Press et al., *Numerical
-//! Recipes* §5.6), which also gives the single root `−C/(2B)` of `A = 0`;
-//! the two quotients are one 2-lane division.
+//! by ~1e-16 of `|o|/|d|`, the scene's scale. The roots are `q/A` with
+//! `q = −(B + sign(B)·√disc)`, free of cancellation, and the other one
+//! `(sign(B)·√disc − B)/A`, both as products with `1/A` formed beside the
+//! square root (no division after it); the second cancels to ~2ε·|B|/|A|,
+//! at most 2e-10 of the scene when `|A| >= 1e-6·(1 + k²)·|d|²`. A line
+//! nearer a generator's direction (`A = 0` included) takes the stable pair
+//! `q/A`, `C/q` (Press et al., *Numerical Recipes* §5.6), which also gives
+//! the single root `−C/(2B)` of `A = 0`, out of line.
 //! The three cases of `A`, the snap, the base and the clipping are evaluated
 //! together and chosen with lane masks ([`Mask`]: a comparison gives the
 //! mask directly, and a masked choice stays a choice, where LLVM may turn a
-//! plain one back into a branch around a division or root), so the kernel
-//! has no data-dependent branch; nor has `cast`, which computes the hit on a
-//! miss too ([`RayCast::cast_candidate`]).
+//! plain one back into a branch around a division or root), so the kernel's
+//! one data-dependent branch is that rare one (taken only by lines within
+//! 1e-6 of a generator's direction, so predicted); `cast` computes the hit
+//! on a miss too ([`RayCast::cast_candidate`]). Independent divisions go in
+//! pairs, as one 2-lane division.
 //!
 //! Normals: the side's gradient `(x, k²·w, z)` is, on the surface
 //! (`√(x² + z²) = k·w`), parallel to `(x̂, k, ẑ)` with `(x̂, ẑ)` the unit radial
 //! direction, so it is taken from the radial direction alone; at the apex the
 //! radial direction is zero and the normal is `+Y`, which lies in the apex's
 //! normal cone. The base's normal is `−Y`. With `s = 1/√(1 + k²)` stored,
-//! the side normal is `(s·x/ρ, s·k, s·z/ρ)`, `ρ = √(x² + z²)` of the f64 hit
-//! point: one square root and one division per hit.
+//! the side normal is `(s·x/ρ, s·k, s·z/ρ)`, and on the surface `ρ = k·w`,
+//! `w = h − y` linear in `t`: at each root `t = N/M` the factor `s/(k·w)`
+//! is a quotient of the root's own terms, one 2-lane division for both
+//! roots beside theirs, and the hit at a root picks its factor (no square
+//! root or division after the chosen `t`; see `Cone::hit_at`).
 
 use crate::error::{or_panic, positive};
 use crate::hit::hit_if;
-use crate::numeric::{gamma, Bounds64, F32_MAX};
+use crate::numeric::{div2, gamma, Bounds64, Mask, F32_MAX};
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError, Span};
 use glam::{DVec3, Vec3};
@@ -108,6 +117,8 @@ pub struct Cone {
     side_scale: f64,
     /// `s·k`: the side normal's `y`.
     side_ny: f64,
+    /// `k` in f64.
+    slope64: f64,
 }
 
 impl Cone {
@@ -120,7 +131,7 @@ impl Cone {
         let slope64 = f64::from(radius) / (2.0 * f64::from(half_height));
         let slope2 = slope64 * slope64;
         let side_scale = 1.0 / (1.0 + slope2).sqrt();
-        Ok(Self { radius, half_height, slope2, side_scale, side_ny: side_scale * slope64 })
+        Ok(Self { radius, half_height, slope2, side_scale, side_ny: side_scale * slope64, slope64 })
     }
     /// Like [`Cone::try_new`].
     ///
@@ -163,152 +174,13 @@ struct Chord {
     base0: Mask,
     base1: Mask,
     ok: Mask,
-}
-
-/// A per-ray condition as an SSE2 lane mask (all ones or all zeros), for
-/// the branch-free kernel.
-///
-/// [`select`] takes a `bool`, and a comparison of two f64 that feeds it
-/// goes through the integer registers (`ucomisd`, `seta`, `neg`, `movq`,
-/// `pshufd`) before the and/andnot/or; a `cmpltsd` gives the mask
-/// directly, masks combine with one `andpd`/`orpd` each, and only the
-/// final answer is moved to a `bool` (`movmskpd`). Same semantics as the
-/// `bool` forms: an ordered comparison is false for NaN.
-#[derive(Clone, Copy, Debug)]
-struct Mask(
-    #[cfg(target_arch = "x86_64")] core::arch::x86_64::__m128d,
-    #[cfg(not(target_arch = "x86_64"))] bool,
-);
-
-#[cfg(target_arch = "x86_64")]
-#[allow(unused_unsafe)]
-impl Mask {
-    /// `x < y`.
-    #[inline(always)]
-    fn lt(x: f64, y: f64) -> Self {
-        use core::arch::x86_64::{_mm_cmplt_sd, _mm_set_sd};
-        // SAFETY: SSE2 is part of the x86-64 baseline.
-        Self(unsafe { _mm_cmplt_sd(_mm_set_sd(x), _mm_set_sd(y)) })
-    }
-    /// `x <= y`.
-    #[inline(always)]
-    fn le(x: f64, y: f64) -> Self {
-        use core::arch::x86_64::{_mm_cmple_sd, _mm_set_sd};
-        // SAFETY: SSE2 is part of the x86-64 baseline.
-        Self(unsafe { _mm_cmple_sd(_mm_set_sd(x), _mm_set_sd(y)) })
-    }
-    /// `x == y`.
-    #[inline(always)]
-    fn eq(x: f64, y: f64) -> Self {
-        use core::arch::x86_64::{_mm_cmpeq_sd, _mm_set_sd};
-        // SAFETY: SSE2 is part of the x86-64 baseline.
-        Self(unsafe { _mm_cmpeq_sd(_mm_set_sd(x), _mm_set_sd(y)) })
-    }
-    /// `x != y` (true for NaN).
-    #[inline(always)]
-    fn ne(x: f64, y: f64) -> Self {
-        use core::arch::x86_64::{_mm_cmpneq_sd, _mm_set_sd};
-        // SAFETY: SSE2 is part of the x86-64 baseline.
-        Self(unsafe { _mm_cmpneq_sd(_mm_set_sd(x), _mm_set_sd(y)) })
-    }
-    /// `self && !other`.
-    #[inline(always)]
-    fn and_not(self, other: Self) -> Self {
-        use core::arch::x86_64::_mm_andnot_pd;
-        // SAFETY: SSE2 is part of the x86-64 baseline.
-        Self(unsafe { _mm_andnot_pd(other.0, self.0) })
-    }
-    /// `if self { a } else { b }`.
-    #[inline(always)]
-    fn pick(self, a: f64, b: f64) -> f64 {
-        use core::arch::x86_64::{_mm_and_pd, _mm_andnot_pd, _mm_cvtsd_f64, _mm_or_pd, _mm_set_sd};
-        // SAFETY: SSE2 is part of the x86-64 baseline.
-        unsafe {
-            _mm_cvtsd_f64(_mm_or_pd(_mm_and_pd(self.0, _mm_set_sd(a)), _mm_andnot_pd(self.0, _mm_set_sd(b))))
-        }
-    }
-    /// `if self { a } else { b }` for masks.
-    #[inline(always)]
-    fn pick_mask(self, a: Self, b: Self) -> Self {
-        use core::arch::x86_64::{_mm_and_pd, _mm_andnot_pd, _mm_or_pd};
-        // SAFETY: SSE2 is part of the x86-64 baseline.
-        Self(unsafe { _mm_or_pd(_mm_and_pd(self.0, a.0), _mm_andnot_pd(self.0, b.0)) })
-    }
-    /// The condition as a `bool`.
-    #[inline(always)]
-    fn get(self) -> bool {
-        use core::arch::x86_64::_mm_movemask_pd;
-        // SAFETY: SSE2 is part of the x86-64 baseline.
-        unsafe { _mm_movemask_pd(self.0) & 1 != 0 }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[allow(unused_unsafe)]
-impl core::ops::BitAnd for Mask {
-    type Output = Self;
-    #[inline(always)]
-    fn bitand(self, other: Self) -> Self {
-        use core::arch::x86_64::_mm_and_pd;
-        // SAFETY: SSE2 is part of the x86-64 baseline.
-        Self(unsafe { _mm_and_pd(self.0, other.0) })
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[allow(unused_unsafe)]
-impl core::ops::BitOr for Mask {
-    type Output = Self;
-    #[inline(always)]
-    fn bitor(self, other: Self) -> Self {
-        use core::arch::x86_64::_mm_or_pd;
-        // SAFETY: SSE2 is part of the x86-64 baseline.
-        Self(unsafe { _mm_or_pd(self.0, other.0) })
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-impl Mask {
-    fn lt(x: f64, y: f64) -> Self {
-        Self(x < y)
-    }
-    fn le(x: f64, y: f64) -> Self {
-        Self(x <= y)
-    }
-    fn eq(x: f64, y: f64) -> Self {
-        Self(x == y)
-    }
-    fn ne(x: f64, y: f64) -> Self {
-        Self(x != y)
-    }
-    fn and_not(self, other: Self) -> Self {
-        Self(self.0 & !other.0)
-    }
-    fn pick(self, a: f64, b: f64) -> f64 {
-        crate::numeric::select(self.0, a, b)
-    }
-    fn pick_mask(self, a: Self, b: Self) -> Self {
-        Self(if self.0 { a.0 } else { b.0 })
-    }
-    fn get(self) -> bool {
-        self.0
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-impl core::ops::BitAnd for Mask {
-    type Output = Self;
-    fn bitand(self, other: Self) -> Self {
-        Self(self.0 & other.0)
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-impl core::ops::BitOr for Mask {
-    type Output = Self;
-    fn bitor(self, other: Self) -> Self {
-        Self(self.0 | other.0)
-    }
+    /// The root `q/A` (an end equal to it is that root) and the side
+    /// normal's radial factor `s/(k·w)` at `q/A` and at `C/q`.
+    rq: f64,
+    radial_q: f64,
+    radial_c: f64,
+    /// The line is snapped onto the apex.
+    snap: Mask,
 }
 
 /// `x` if `x > lo`, else `lo` (also for a NaN `x`): one `maxsd`, where
@@ -332,10 +204,22 @@ fn at_most(x: f64, hi: f64) -> f64 {
     }
 }
 
+/// The stable roots `(q/A, C/q)` (see **Precision**), for lines near a
+/// generator's direction: kept out of line so that the common path has no
+/// division after its square root.
+#[cold]
+#[inline(never)]
+fn stable_pair(q: f64, a: f64, c: f64) -> (f64, f64) {
+    (q / a, c / q)
+}
+
 /// The interval of the line `o + t·d` inside the cone of squared slope `k2`
-/// and half height `h` (see the module doc for the derivation).
+/// and half height `h` (see the module doc for the derivation), with the
+/// side normal's radial factors (`neg_s_k = −s/k`). `FOR_HIT`: a hit will
+/// be formed at an end, so the roots avoid a division after the square
+/// root (`hits` takes the stable pair, fewer instructions).
 #[inline(always)]
-fn ray_cone(o: Vec3, d: Vec3, k2: f64, h: f32) -> Chord {
+fn ray_cone<const FOR_HIT: bool>(o: Vec3, d: Vec3, k2: f64, h: f32, neg_s_k: f64) -> Chord {
     const INF: f64 = f64::INFINITY;
     let h = f64::from(h);
     let (o, d) = (o.as_dvec3(), d.as_dvec3());
@@ -358,13 +242,37 @@ fn ray_cone(o: Vec3, d: Vec3, k2: f64, h: f32) -> Chord {
     // B² − A·C by the weighted Lagrange identity (see **Precision**): no
     // cancellation for a far origin.
     let disc = k2 * (xx2 + xz2) - xy2;
-    // Stable roots; for a = 0 `rc` is the linear root −c/(2b).
+    // Roots: `rq = q/A` with `q = −(B + sign(B)·√disc)` (no cancellation)
+    // and the other `(sign(B)·√disc − B)/A`, both as products with `1/A`
+    // (formed beside the square root: no division after it). The second
+    // cancels to an absolute error of ~2ε·|B|/|A| <= 2ε·(1 + k²)·|a||d|/|A|
+    // in t, i.e. <= 2ε/τ·|a| in distance when |A| >= τ·(1 + k²)·|d|²: with
+    // τ = 1e-6, 2e-10 of the scene. A line closer to a generator (A = 0
+    // included) takes the stable pair `q/A`, `C/q` of the module doc
+    // instead: the one branch of the kernel, on a condition a ray meets
+    // only when within 1e-6 of a generator's direction (rare, so predicted).
     let root = at_least(disc, 0.0).sqrt();
-    let qv = -(b + root.copysign(b));
-    let (rq, rc) = (qv / a, c / qv);
+    let signed_root = root.copysign(b);
+    let qv = -(b + signed_root);
+    let inv_a = 1.0 / a;
+    // (`hits`, with no hit waiting on the roots, keeps the stable pair as
+    // one 2-lane division: fewer instructions.)
+    let (rq, rc) = if !FOR_HIT {
+        div2(qv, c, a, qv)
+    } else if a.abs() >= 1e-6 * (1.0 + k2) * dd {
+        (qv * inv_a, (signed_root - b) * inv_a)
+    } else {
+        stable_pair(qv, a, c)
+    };
+    // The side normal's radial factor s/(k·w) at each root (see `hit_at`),
+    // as a quotient of the root's own terms, so that its division runs
+    // beside the roots' instead of after the chosen root: at t = N/M
+    // ((N, M) = (qv, a) or (c, qv)), w = −(a_y + t·d_y) = −(a_y·M + N·d_y)/M,
+    // so s/(k·w) = (−s/k)·M/(a_y·M + N·d_y).
+    let (radial_q, radial_c) = div2(neg_s_k * a, neg_s_k * qv, oa.y * a + qv * d.y, oa.y * qv + c * d.y);
     // Base plane y = −h crossed at `tb`; the foot of the perpendicular from
     // the apex at `ts` (divisions beside the roots', off their path).
-    let (tb, ts) = ((-h - o.y) / d.y, -oa.dot(d) / dd);
+    let (tb, ts) = div2(-h - o.y, -oa.dot(d), d.y, dd);
     // Sorted (`rc` is NaN only when b = disc = c = 0, a double root at
     // t = 0 = rq, and is then passed over); a snapped line has the double
     // root `ts`, its point closest to the apex.
@@ -404,27 +312,49 @@ fn ray_cone(o: Vec3, d: Vec3, k2: f64, h: f32) -> Chord {
     let touch = Mask::le(gap * at_least(gap, 0.0) * dd, 4.0 * snap2);
     let t1 = at_least(t0, t1);
     let in_f32 = Mask::le(t0.abs(), F32_MAX) & Mask::le(t1.abs(), F32_MAX);
-    Chord { t0, t1, base0, base1, ok: valid & side_ok & base_ok & touch & in_f32 }
+    Chord {
+        t0,
+        t1,
+        base0,
+        base1,
+        ok: valid & side_ok & base_ok & touch & in_f32,
+        rq,
+        radial_q,
+        radial_c,
+        snap,
+    }
 }
 
 impl Cone {
     #[inline(always)]
-    fn chord(&self, ray: &Ray) -> Chord {
-        ray_cone(ray.origin, ray.dir, self.slope2, self.half_height)
+    fn chord<const FOR_HIT: bool>(&self, ray: &Ray) -> Chord {
+        ray_cone::<FOR_HIT>(
+            ray.origin,
+            ray.dir,
+            self.slope2,
+            self.half_height,
+            -self.side_scale / self.slope64,
+        )
     }
 
     /// The hit at the f64 parameter `t` on the base or the side (see the
     /// module doc for the normal). Both normals are computed and one chosen
     /// with a [`Mask`]: which part a random ray hits is unpredictable.
     #[inline(always)]
-    fn hit_at(&self, ray: &Ray, t: f64, base: Mask) -> Hit {
+    fn hit_at(&self, ray: &Ray, ch: &Chord, t: f64, base: Mask) -> Hit {
         let p = ray.origin.as_dvec3() + t * ray.dir.as_dvec3();
-        let rho2 = p.x * p.x + p.z * p.z;
-        // At the apex (ρ = 0) the radial part is zero and the normal is +Y.
-        // Tested on ρ² (ρ > 0 ⇔ ρ² > 0), so the flags wait for no square root.
-        let off_apex = Mask::lt(0.0, rho2);
-        let radial = off_apex.and_not(base).pick(self.side_scale / rho2.sqrt(), 0.0);
-        let ny = base.pick(-1.0, off_apex.pick(self.side_ny, 1.0));
+        // A side end is one of the roots, the same value: its radial factor
+        // s/(k·w) = s/ρ (ρ = k·w on the surface) was formed with the roots.
+        // A snapped line's end is its point closest to the apex, where the
+        // normal is +Y (in the apex's normal cone); so is a side end at or
+        // above the apex (w <= 0, a factor <= 0 or not finite: rounding of
+        // a hit at the apex). Every unsnapped side end is at least
+        // `APEX_SNAP·|o − apex|` from the apex, its point on the surface to
+        // ~1e-16 of |o − apex|, so (x, z)·s/(k·w) is unit to ~1e-10.
+        let radial = Mask::eq(t, ch.rq).pick(ch.radial_q, ch.radial_c);
+        let on_side = (Mask::lt(0.0, radial) & Mask::lt(radial, f64::INFINITY)).and_not(ch.snap);
+        let radial = on_side.and_not(base).pick(radial, 0.0);
+        let ny = base.pick(-1.0, on_side.pick(self.side_ny, 1.0));
         let n = Vec3::new((p.x * radial) as f32, ny as f32, (p.z * radial) as f32);
         let y = base.pick(-f64::from(self.half_height), p.y);
         let point = Vec3::new(p.x as f32, y as f32, p.z as f32);
@@ -449,23 +379,23 @@ impl RayCast for Cone {
     /// a miss too (see [`RayCast::cast_candidate`]).
     #[inline(always)]
     fn cast_candidate(&self, ray: &Ray, range: Interval) -> (bool, Hit) {
-        let ch = self.chord(ray);
+        let ch = self.chord::<true>(ray);
         let (lo, hi) = Bounds64::new(range).ends();
         let (in0, in1) = (Self::within(lo, ch.t0, hi), Self::within(lo, ch.t1, hi));
         let t = in0.pick(ch.t0, ch.t1);
         let base = in0.pick_mask(ch.base0, ch.base1);
-        ((ch.ok & (in0 | in1)).get(), self.hit_at(ray, t, base))
+        ((ch.ok & (in0 | in1)).get(), self.hit_at(ray, &ch, t, base))
     }
 
     #[inline]
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
-        let ch = self.chord(ray);
+        let ch = self.chord::<false>(ray);
         let (lo, hi) = Bounds64::new(range).ends();
         (ch.ok & (Self::within(lo, ch.t0, hi) | Self::within(lo, ch.t1, hi))).get()
     }
 
     fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {
-        let ch = self.chord(ray);
+        let ch = self.chord::<true>(ray);
         let mut out = Vec::with_capacity(2);
         if !ch.ok.get() {
             return out;
@@ -474,10 +404,10 @@ impl RayCast for Cone {
         let (in0, in1) = (bounds.contains(ch.t0), bounds.contains(ch.t1));
         let (t0, t1) = (ch.t0 as f32, ch.t1 as f32);
         if in0 {
-            out.push(self.hit_at(ray, ch.t0, ch.base0));
+            out.push(self.hit_at(ray, &ch, ch.t0, ch.base0));
         }
         if t1 != t0 && in1 {
-            out.push(self.hit_at(ray, ch.t1, ch.base1));
+            out.push(self.hit_at(ray, &ch, ch.t1, ch.base1));
         }
         out
     }
@@ -497,10 +427,10 @@ impl Solid for Cone {
 
 impl ConvexSolid for Cone {
     fn span(&self, ray: &Ray) -> Option<Span> {
-        let ch = self.chord(ray);
+        let ch = self.chord::<true>(ray);
         ch.ok.get().then(|| Span {
-            enter: self.hit_at(ray, ch.t0, ch.base0),
-            exit: self.hit_at(ray, ch.t1, ch.base1),
+            enter: self.hit_at(ray, &ch, ch.t0, ch.base0),
+            exit: self.hit_at(ray, &ch, ch.t1, ch.base1),
         })
     }
 }
@@ -608,6 +538,48 @@ mod tests {
         let h = cast(&c, o, vec3(-1.0, 0.0, 0.0)).unwrap();
         let exact = 1.0e4 - (0.25f64 - 0.04).sqrt(); // radius 0.5 at y = 0
         assert!((h.t as f64 - exact).abs() < 4e-6 * 1.0e4, "{} vs {exact}", h.t);
+    }
+
+    /// Lines at and around the switch between the product roots and the
+    /// stable pair (|A| = 1e-6·(1 + k²)·|d|²), nearly parallel to a
+    /// generator, from near and far: the first crossing, its point and the
+    /// unit normal agree with the reference on both sides of the switch.
+    #[test]
+    fn near_generator_lines_on_both_sides_of_the_root_switch() {
+        let mut rng = Rng(0x6E4E);
+        let mut checked = 0;
+        for i in 0..4000 {
+            let c = Cone::new(rng.uniform(0.3, 3.0), rng.uniform(0.3, 3.0));
+            let k = c.slope();
+            // A = (dx² + dz²) − k²·dy² = k²·((1 + e)² − 1) with dy = −1.
+            let e = 10f32.powf(rng.uniform(-9.0, -3.0)) * if i % 2 == 0 { 1.0 } else { -1.0 };
+            let phi = rng.uniform(0.0, std::f32::consts::TAU);
+            let d = vec3(k * (1.0 + e) * phi.cos(), -1.0, k * (1.0 + e) * phi.sin());
+            let target = vec3(0.0, rng.uniform(-c.half_height, 0.9 * c.half_height), 0.0)
+                + vec3(phi.sin(), 0.0, -phi.cos()) * rng.uniform(-0.3, 0.3) * c.radius;
+            let o = target - d * rng.log_uniform(0.0, 3.0);
+            let ray = Ray::new(o, d);
+            let (span, clearance) = reference(&c, &ray);
+            let size = c.radius.max(c.half_height) as f64;
+            let (od, dd) = (o.as_dvec3(), d.as_dvec3());
+            let first = span.and_then(|(t0, t1)| [t0, t1].into_iter().find(|&t| t >= 0.0));
+            let sc = size.max(od.length()).max(first.map_or(0.0, |t| t * dd.length()));
+            let near = span.is_some_and(|(t0, t1)| {
+                (t0 * dd.length()).abs() <= 2e-5 * sc || (t1 - t0) * dd.length() <= 2e-5 * sc
+            });
+            if clearance.abs() <= 2e-5 * sc || near {
+                continue;
+            }
+            let got = c.cast(&ray, Interval::FORWARD);
+            assert_eq!(got.is_some(), first.is_some(), "{c:?} {ray:?} {got:?} {span:?}");
+            if let (Some(h), Some(t)) = (got, first) {
+                let err = (h.point.as_dvec3() - (od + t * dd)).length() / sc;
+                assert!(err <= 4e-6, "{c:?} {ray:?}: error {err:e}");
+                assert!((h.normal.length() - 1.0).abs() < 1e-5, "{h:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 1000, "{checked}");
     }
 
     // ---- Independent reference: f64 convex minimisation and bisection ----
