@@ -671,7 +671,8 @@ impl FromIterator<SceneObject> for Scene {
 /// An object's shape cast in the world: through its placement, or directly
 /// when that is the identity.
 ///
-/// With a branch, unlike `Transformed::cast`: most objects a scene ray
+/// With a branch, unlike `Transformed::cast` (`Transformed::cast_branched`,
+/// which casts a shape with a world form as `cast` does): most objects a scene ray
 /// tests are misses (their box and bounding sphere were entered, the shape
 /// not), and the branch-free form would bring every miss's local hit back to
 /// the world, reading the placement's two other matrices for nothing.
@@ -680,7 +681,7 @@ fn placed_cast(identity: bool, p: &Transformed<Shape>, ray: &Ray, range: crate::
     if identity {
         p.shape().cast(ray, range)
     } else {
-        p.shape().cast(&p.to_local(ray), range).map(|h| p.to_world(ray, h))
+        p.cast_branched(ray, range)
     }
 }
 

@@ -14,7 +14,7 @@ mod shape_enum;
 pub(crate) mod sphere;
 mod torus;
 mod transformed;
-mod triangle;
+pub(crate) mod triangle;
 
 pub use capsule::Capsule;
 pub use cone::Cone;
@@ -28,7 +28,7 @@ pub use transformed::{affine_from_trs, Transformed};
 pub use triangle::{ray_triangle, ShearedRay, Triangle, TriangleHit};
 // The pieces of a triangle hit, shared with the mesh.
 #[allow(unused_imports)]
-pub(crate) use triangle::{barycentric_point, face_normal, triangle_hit};
+pub(crate) use triangle::{face_normal, triangle_hit};
 
 use crate::{Aabb, Hit, Interval, Ray, Span};
 use glam::Vec3;
@@ -99,6 +99,15 @@ pub trait RayCast {
     #[doc(hidden)]
     #[inline(always)]
     fn as_plane(&self) -> Option<&Plane> {
+        None
+    }
+
+    /// The triangle this shape is, if it is one: [`Transformed`] casts a
+    /// placed triangle in the world frame (an affine image of a triangle is
+    /// a triangle). For the crate's own shapes, like [`RayCast::as_sphere`].
+    #[doc(hidden)]
+    #[inline(always)]
+    fn as_triangle(&self) -> Option<&Triangle> {
         None
     }
 }

@@ -121,6 +121,13 @@ impl RayCast for Shape {
             _ => None,
         }
     }
+    #[inline(always)]
+    fn as_triangle(&self) -> Option<&Triangle> {
+        match self {
+            Shape::Triangle(t) => Some(t),
+            _ => None,
+        }
+    }
 }
 
 macro_rules! from_shape {

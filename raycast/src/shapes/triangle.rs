@@ -51,15 +51,22 @@
 //!   negative. `T` is taken as 0 when it is within its own rounding bound
 //!   ([`t_numerator_is_zero`]) — a bound ~1e-15 relative, far below any `f32`
 //!   resolution.
-//! * The point is `(U·a + V·b + W·c) / det` in `f64`: on the triangle's plane
-//!   to `f64` accuracy, and equal to `(1−u−v)·a + u·b + v·c`.
+//! * The point is `(1−u−v)·a + u·b + v·c` in `f64` from the unrounded
+//!   weights `V/det`, `W/det`: on the triangle's plane to `f64` accuracy.
+//! * The single triangle ([`Triangle`]'s [`RayCast`], and a placed triangle,
+//!   cast in the world frame) runs the same arithmetic
+//!   branch-free, in SSE2 on x86_64 (the `sse2` module): `t`, `u`, `v` are
+//!   those of [`ray_triangle`] bit for bit, up to the sign of an exact zero
+//!   (its shear is the cyclic one of `ShearedRay::new_cyclic`, whose edge
+//!   functions are the negation of `ray_triangle`'s, and `fl(x − x) = +0`
+//!   either way).
 
 use crate::error::{finite_vec, or_panic};
 use crate::hit::hit_if;
 use crate::numeric::select;
 use crate::shapes::RayCast;
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError};
-use glam::{DVec3, Vec2, Vec3};
+use glam::{Affine3A, DVec3, Vec2, Vec3, Vec3A};
 
 /// A triangle `a b c`, two-sided unless back-face culling is on. Its normal is
 /// `normalize((b - a) × (c - a))`; hits carry `uv` with
@@ -188,6 +195,7 @@ impl ShearedRay {
     /// the caller undoes with the flag. The flag is then off the chain of
     /// dependent steps (the axes no longer wait for a load of `d[kz]` and a
     /// compare), which a single unpredictable query feels.
+    #[cfg_attr(target_arch = "x86_64", allow(dead_code))] // the kernel of other targets
     #[inline(always)]
     fn new_cyclic(ray: &Ray) -> (Self, bool) {
         let kz = dominant_axis(ray.dir);
@@ -313,6 +321,7 @@ impl ShearedRay {
     /// NaN (never snapped to 0: [`t_numerator_is_zero`] is false for it),
     /// and `t = num·(1/det) = ±∞·0 = NaN`. The range test, which requires a
     /// finite `t`, refuses all of them.
+    #[cfg_attr(target_arch = "x86_64", allow(dead_code))] // the kernel of other targets
     #[inline(always)]
     fn intersect_candidate(
         &self,
@@ -369,6 +378,28 @@ fn select_index(c: bool, a: usize, b: usize) -> usize {
     (a & m) | (b & !m)
 }
 
+/// γ(12) in `f64`, the margin of [`t_numerator_is_zero`].
+const GAMMA12: f64 = 12.0 * f64::EPSILON * 0.5 / (1.0 - 12.0 * f64::EPSILON * 0.5);
+
+/// `K = 48·γ(12)·(1 + 2⁻⁴⁰)`, the factor of the single-triangle kernel's
+/// upper bound `B'' = fl(fl(K·fl(s²))·Q)` of the snap bound `B` of
+/// [`t_numerator_is_zero`], with `Q = fl(max|p_i| + max|o_i|)` and `s =
+/// fl(Q·|D|)`.
+///
+/// `Q` bounds every `|q|` (`|fl(p − o)| ≤ fl(|p| + |o|)`, rounding being
+/// monotone), so `z ≤ Q`, and `|X| = |fl(fl(q_x·D) − fl(d_x·q_z))| ≤
+/// fl(fl(Q·|D|) + fl(|D|·Q)) = 2s` (`|d_x| ≤ |D|`), so `m ≤ 2s`; each edge
+/// function is at most `fl(2·fl(m·m))`, so `|det| ≤ 24s²·(1+u)³`. With `u =
+/// 2⁻⁵³` and no underflow (the smallest non-zero values these products of
+/// `f32`-born numbers reach are ~2⁻⁹⁰⁰, far above it), every rounding is
+/// within a factor `1 ± u`: `B ≤ G·(|det| + 24s²·(1+u)²)·(1+u)³·Q ≤
+/// 48G·(1+u)⁶·s²·Q`, while `B'' ≥ K·(1−u)³·s²·Q`, and `K` exceeds the needed
+/// `48G·(1+u)⁶/(1−u)³ ≈ 48G·(1 + 9u)` with room to spare. So `|num| ≥ B''`
+/// rules the snap out. `B''` is ~1e-13·Q³·D² against `|num| ≈ |s_o|·D²`
+/// for an origin at distance `s_o` from the plane (a unit-sized triangle),
+/// so the exact test runs only for origins on the plane or ~10⁶ sizes away.
+const SNAP_K: f64 = 48.0 * GAMMA12 * (1.0 + 1.0 / (1u64 << 40) as f64);
+
 /// True when the numerator `Σ U_i·q_i[kz]` of `t` cannot be told from 0 by
 /// its rounding: the origin lies on the triangle's plane (to `f64` accuracy).
 ///
@@ -380,7 +411,6 @@ fn select_index(c: bool, a: usize, b: usize) -> usize {
 /// `U, V, W` share a sign here, so `|U|+|V|+|W| = |det|`.
 #[inline(always)]
 fn t_numerator_is_zero(num: f64, det: f64, p: [DVec3; 3]) -> bool {
-    const GAMMA12: f64 = 12.0 * f64::EPSILON * 0.5 / (1.0 - 12.0 * f64::EPSILON * 0.5);
     // A plain compare-select (`maxsd`): a NaN coordinate makes an edge
     // function, hence `det` and `t`, NaN, and the hit is refused whatever
     // this answers, so `f64::max`'s NaN handling would be wasted work.
@@ -434,19 +464,7 @@ pub(crate) fn face_normal(a: Vec3, b: Vec3, c: Vec3) -> Option<Vec3> {
     (len > 0.0 && len.is_finite()).then(|| (n * (1.0 / len)).as_vec3())
 }
 
-/// The point `(U·a + V·b + W·c)·inv` for the kernel's edge functions
-/// `(U, V, W)` and `inv = 1/det`: `(1−u−v)·a + u·b + v·c` with the unrounded
-/// barycentrics, weighed in `f64` so it lies on the triangle to the last bit.
-///
-/// The weighted sum does not wait for `1/det`, only the last product does
-/// (weighing by the rounded `(u, v)` would wait for their conversions too).
-#[inline(always)]
-pub(crate) fn barycentric_point(a: Vec3, b: Vec3, c: Vec3, weights: DVec3, inv: f64) -> Vec3 {
-    ((a.as_dvec3() * weights.x + b.as_dvec3() * weights.y + c.as_dvec3() * weights.z) * inv).as_vec3()
-}
-
-/// The full [`Hit`] of a triangle from the kernel's answer and the `point`
-/// ([`barycentric_point`]).
+/// The full [`Hit`] of a triangle from the kernel's answer and the `point`.
 ///
 /// The normal is `n·(1/|n|)` without the degenerate-triangle test of
 /// [`face_normal`]: a triangle that passed the kernel has `det != 0`, hence a
@@ -468,30 +486,19 @@ impl RayCast for Triangle {
         hit_if(ok, h)
     }
 
-    /// Branch-free (see `ShearedRay::intersect_candidate`); the same
-    /// answers as [`ray_triangle`].
+    /// Branch-free (see `Triangle::candidate`); the same answers as
+    /// [`ray_triangle`].
     ///
-    /// A degenerate ray needs no test of its own here: it makes `det` 0 or
-    /// not finite, and so `t` infinite or NaN, which the kernel's range test
-    /// refuses (see `ShearedRay::intersect_candidate`); that saves the
-    /// six-component finiteness and zero tests on every ray.
-    ///
-    /// The point is the module doc's `(U·a + V·b + W·c) / det` in f64
-    /// (`barycentric_point`): formed while the division runs, so that only
-    /// its last product waits for `1/det`.
+    /// The point is `(1−u−v)·a + u·b + v·c` from the unrounded weights (see
+    /// `Triangle::hit_candidate`).
     #[inline(always)]
     fn cast_candidate(&self, ray: &Ray, range: Interval) -> (bool, Hit) {
-        let (sr, flip) = ShearedRay::new_cyclic(ray);
-        let (ok, h, e, inv) =
-            sr.intersect_candidate(&self.a, &self.b, &self.c, range, self.cull_back_faces, flip);
-        let point = barycentric_point(self.a, self.b, self.c, e, inv);
-        (ok, triangle_hit(self.a, self.b, self.c, h, point))
+        self.hit_candidate(ray, range, false)
     }
 
     #[inline(always)]
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
-        let (sr, flip) = ShearedRay::new_cyclic(ray);
-        sr.intersect_candidate(&self.a, &self.b, &self.c, range, self.cull_back_faces, flip).0
+        self.candidate(ray, range, false).0
     }
 
     fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {
@@ -500,6 +507,343 @@ impl RayCast for Triangle {
 
     fn local_bounds(&self) -> Aabb {
         Aabb::from_points([self.a, self.b, self.c])
+    }
+
+    #[inline(always)]
+    fn as_triangle(&self) -> Option<&Triangle> {
+        Some(self)
+    }
+}
+
+impl Triangle {
+    /// The single-triangle kernel: whether the ray hits, and the candidate
+    /// answer (`t`, `u`, `v` bit-identical to [`ray_triangle`]'s on a hit;
+    /// unspecified on a miss), with `u` and `v` also in `f64` (`V/det` and
+    /// `W/det` before rounding, for the point). `mirrored` exchanges front and back (for a triangle
+    /// placed by a map with negative determinant, see [`Placed`]).
+    ///
+    /// Branch-free: a single query's hit or miss is unpredictable. A
+    /// degenerate ray needs no test of its own: it makes `det` 0 or not
+    /// finite, and so `t` infinite or NaN, which the range test refuses
+    /// (see `ShearedRay::intersect_candidate`, whose arithmetic this is).
+    #[inline(always)]
+    fn candidate(&self, ray: &Ray, range: Interval, mirrored: bool) -> (bool, TriangleHit, [f64; 2]) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            sse2::intersect(self, ray, range, mirrored)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let (sr, flip) = ShearedRay::new_cyclic(ray);
+            let (ok, h, e, inv) = sr.intersect_candidate(
+                &self.a,
+                &self.b,
+                &self.c,
+                range,
+                self.cull_back_faces,
+                flip ^ mirrored,
+            );
+            (ok, h, [e.y * inv, e.z * inv])
+        }
+    }
+
+    /// [`Triangle::candidate`] made a [`Hit`]; the normal is negated when
+    /// `mirrored` (see [`Placed`]).
+    #[inline(always)]
+    fn hit_candidate(&self, ray: &Ray, range: Interval, mirrored: bool) -> (bool, Hit) {
+        let (ok, h, [u, v]) = self.candidate(ray, range, mirrored);
+        // `a + u·(b − a) + v·(c − a)` in f64: the differences are exact, the
+        // products and sums carry ~2⁻⁵² relative error, far below the f32
+        // rounding of the result; everything but `u` and `v` is the
+        // triangle's (formed once when it is fixed), and the point waits
+        // for the weights only, not for a product by `1/det` after them.
+        let a = self.a.as_dvec3();
+        let point = (a + (self.b.as_dvec3() - a) * u + (self.c.as_dvec3() - a) * v).as_vec3();
+        let mut hit = triangle_hit(self.a, self.b, self.c, h, point);
+        hit.normal = Vec3::select(glam::BVec3::splat(mirrored), -hit.normal, hit.normal);
+        (ok, hit)
+    }
+
+    /// This triangle placed by `world_from_local`, as a triangle of the
+    /// world frame (the mapped vertices), for
+    /// [`Transformed`](crate::Transformed), which forms it once when the
+    /// placement is set: no map then lies on the path from the ray to the
+    /// answer.
+    ///
+    /// An affine map keeps the barycentrics of a point and the ratios along
+    /// a line, so `t` and `uv` are those of the local query (up to the
+    /// rounding of the mapped vertices instead of the mapped ray). The
+    /// world cross product is `(Mb − Ma) × (Mc − Ma) = det(M)·M⁻ᵀ·n`, and
+    /// the local query's normal is `M⁻ᵀ·n` normalised: with `det(M) < 0`
+    /// (a mirror) the world triangle's winding is reversed, so its normal is
+    /// negated and front and back are exchanged (culling included) — the
+    /// `mirrored` flag.
+    pub(crate) fn placed(&self, world_from_local: &Affine3A) -> Placed {
+        let map = |p: Vec3| {
+            let w = world_from_local.transform_point3a(Vec3A::from(p));
+            Vec3::new(w.x, w.y, w.z)
+        };
+        let tri = Triangle { a: map(self.a), b: map(self.b), c: map(self.c), ..*self };
+        Placed { tri, mirrored: world_from_local.matrix3.determinant() < 0.0 }
+    }
+}
+
+/// A triangle placed in the world frame (see [`Triangle::placed`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Placed {
+    /// The mapped vertices (not validated: a map that overflows them gives
+    /// non-finite vertices, which are never hit).
+    tri: Triangle,
+    /// The map's determinant is negative: front and back exchanged.
+    mirrored: bool,
+}
+
+impl Placed {
+    /// As [`RayCast::cast_candidate`].
+    #[inline(always)]
+    pub(crate) fn cast_candidate(&self, ray: &Ray, range: Interval) -> (bool, Hit) {
+        self.tri.hit_candidate(ray, range, self.mirrored)
+    }
+
+    /// As [`RayCast::hits`].
+    #[inline(always)]
+    pub(crate) fn hits(&self, ray: &Ray, range: Interval) -> bool {
+        self.tri.candidate(ray, range, self.mirrored).0
+    }
+
+    /// As [`RayCast::cast_all`].
+    pub(crate) fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {
+        let (ok, h) = self.cast_candidate(ray, range);
+        hit_if(ok, h).into_iter().collect()
+    }
+}
+
+/// The ray's layout the SSE2 kernel reads: `origin` then `dir`, 24 bytes.
+#[cfg(target_arch = "x86_64")]
+const RAY_LAYOUT: () = assert!(
+    core::mem::offset_of!(Ray, origin) == 0
+        && core::mem::offset_of!(Ray, dir) == 12
+        && core::mem::size_of::<Ray>() == 24
+);
+
+/// The single-triangle kernel in SSE2 (the x86_64 baseline): the arithmetic
+/// of `ShearedRay::intersect_candidate`, operation for operation (IEEE
+/// arithmetic is the same in a SIMD lane as in a scalar register, and there
+/// is no fused multiply-add), laid out two `f64` lanes at a time.
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use super::{Triangle, TriangleHit, RAY_LAYOUT, SNAP_K};
+    use crate::{Interval, Ray};
+    use core::arch::x86_64::*;
+    use glam::DVec2;
+
+    /// See [`Triangle::candidate`](super::Triangle).
+    ///
+    /// Layout: `q` is formed for the three axes before they are chosen (it
+    /// does not depend on them, and is computed while they are), as pairs
+    /// `[q_a, q_a]` and `[q_b, q_c]` per axis, next to the pairs `[d_k,
+    /// d_k]`; the choice of `(kx, ky, kz)` — the cyclic order of
+    /// `ShearedRay::new_cyclic` — is then three offsets into these buffers
+    /// (`axis_offsets`), with no per-value gather. Every later pair keeps the
+    /// layout: lane 1 of the first pair is vertex `a`, lane 0 a copy of it,
+    /// which enters only maxima of absolute values (`exact_snap`).
+    #[inline(always)]
+    pub(super) fn intersect(
+        tri: &Triangle,
+        ray: &Ray,
+        range: Interval,
+        mirrored: bool,
+    ) -> (bool, TriangleHit, [f64; 2]) {
+        let ((a, b, c), ()) = ((tri.a, tri.b, tri.c), RAY_LAYOUT);
+        // The largest |coordinate| of the vertices, for the snap's pre-test
+        // (a NaN vertex is lost here, but it makes `t` NaN anyway).
+        let p_max = f64::from(a.abs().max_element().max(b.abs().max_element()).max(c.abs().max_element()));
+        // The rows `[a_k, a_k]`, `[b_k, c_k]` of axis `k` in f64 (the
+        // triangle's, formed once when it is fixed).
+        let row = |k: usize| {
+            let (ak, bk, ck) = (f64::from(a[k]), f64::from(b[k]), f64::from(c[k]));
+            (DVec2::new(ak, ak), DVec2::new(bk, ck))
+        };
+        let rows = [row(0), row(1), row(2)];
+        // SAFETY: SSE2 is part of the x86_64 baseline. The ray is read as
+        // the 16 bytes at its start and the 16 at byte 8, within its 24
+        // (`RAY_LAYOUT`). The buffers are 16-byte aligned arrays written in
+        // full before they are read, 16 bytes at a time at the offsets of
+        // `axis_offsets` (0, 16 or 32) in `d_buf` (48 bytes), and at twice
+        // them and 16 more in `q_buf` (96 bytes).
+        unsafe {
+            let rp = (ray as *const Ray).cast::<f32>();
+            let o = _mm_loadu_ps(rp); // [ox, oy, oz, dx]
+            let d = _mm_loadu_ps(rp.add(2)); // [oz, dx, dy, dz]
+            let [off_x, off_y, off_z] = axis_offsets(d);
+            // q = p − o for the three axes, and the direction's pairs.
+            let o01 = _mm_cvtps_pd(o);
+            let o2x = _mm_cvtps_pd(_mm_movehl_ps(o, o));
+            let dyz = _mm_cvtps_pd(_mm_movehl_ps(d, d));
+            let o_k = [_mm_unpacklo_pd(o01, o01), _mm_unpackhi_pd(o01, o01), _mm_unpacklo_pd(o2x, o2x)];
+            let d_k = [_mm_unpackhi_pd(o2x, o2x), _mm_unpacklo_pd(dyz, dyz), _mm_unpackhi_pd(dyz, dyz)];
+            let load = |v: DVec2| _mm_loadu_pd(v.as_ref().as_ptr());
+            let q_buf =
+                [0, 1, 2].map(|k| [_mm_sub_pd(load(rows[k].0), o_k[k]), _mm_sub_pd(load(rows[k].1), o_k[k])]);
+            let d_buf = d_k;
+            let (q_k, d_k) = (q_buf.as_ptr().cast::<u8>(), d_buf.as_ptr().cast::<u8>());
+            let at = |p: *const u8, off: usize| _mm_load_pd(p.add(off).cast());
+            let ((qx0, qx1), (qy0, qy1), (qz0, qz1)) = (
+                (at(q_k, 2 * off_x), at(q_k, 2 * off_x + 16)),
+                (at(q_k, 2 * off_y), at(q_k, 2 * off_y + 16)),
+                (at(q_k, 2 * off_z), at(q_k, 2 * off_z + 16)),
+            );
+            let (dx, dy, dz) = (at(d_k, off_x), at(d_k, off_y), at(d_k, off_z));
+            // The scaled shear (`ShearedRay::shear`): X = q_x·D − d_x·q_z, Y
+            // likewise; pairs [a, a], [b, c].
+            let shear =
+                |qk: __m128d, dk: __m128d, qz: __m128d| _mm_sub_pd(_mm_mul_pd(qk, dz), _mm_mul_pd(dk, qz));
+            let (x0, x1) = (shear(qx0, dx, qz0), shear(qx1, dx, qz1));
+            let (y0, y1) = (shear(qy0, dy, qz0), shear(qy1, dy, qz1));
+            // U = Xc·Yb − Yc·Xb: p = [Xb·Yc, Xc·Yb],
+            // U = p₁ − p₀ (lane 1: 0, a harmless fourth value for the sign
+            // tests).
+            let p = _mm_mul_pd(x1, _mm_shuffle_pd::<1>(y1, y1));
+            let u = _mm_sub_pd(_mm_unpackhi_pd(p, p), p);
+            // [V, W] = [Xa, Xb]·[Yc, Ya] − [Ya, Yb]·[Xc, Xa].
+            let xab = _mm_shuffle_pd::<1>(x0, x1);
+            let yab = _mm_shuffle_pd::<1>(y0, y1);
+            let yca = _mm_shuffle_pd::<3>(y1, y0);
+            let xca = _mm_shuffle_pd::<3>(x1, x0);
+            let vw = _mm_sub_pd(_mm_mul_pd(xab, yca), _mm_mul_pd(yab, xca));
+            let w = _mm_unpackhi_pd(vw, vw);
+            // det = (U + V) + W; num = (U·qa_z + V·qb_z) + W·qc_z.
+            let det = _mm_add_sd(_mm_add_sd(u, vw), w);
+            let vw_z = _mm_mul_pd(vw, qz1);
+            let num = _mm_add_sd(
+                _mm_add_sd(_mm_mul_sd(u, _mm_unpackhi_pd(qz0, qz0)), vw_z),
+                _mm_unpackhi_pd(vw_z, vw_z),
+            );
+            // The snap of `t_numerator_is_zero`, done only when `|num|` is
+            // below an upper bound `B''` of its bound `B = fl(fl(G·fl(|det| +
+            // fl(fl(6m)·m)))·z)` (see `SNAP_K`); a predictable branch.
+            let abs_mask = _mm_castsi128_pd(_mm_set1_epi64x(i64::MAX));
+            let abs = |x: __m128d| _mm_and_pd(x, abs_mask);
+            let o_abs = _mm_and_ps(o, _mm_castsi128_ps(_mm_set1_epi32(i32::MAX)));
+            let o_max =
+                _mm_max_ss(_mm_max_ss(o_abs, _mm_shuffle_ps::<1>(o_abs, o_abs)), _mm_movehl_ps(o_abs, o_abs));
+            let q_max = _mm_add_sd(_mm_cvtss_sd(_mm_setzero_pd(), o_max), _mm_set_sd(p_max));
+            let s = _mm_mul_sd(q_max, abs(dz));
+            let bound = _mm_mul_sd(_mm_mul_sd(_mm_set_sd(SNAP_K), _mm_mul_sd(s, s)), q_max);
+            let num = if _mm_comilt_sd(abs(num), bound) != 0 {
+                exact_snap(num, det, [x0, x1, y0, y1], [qz0, qz1])
+            } else {
+                num
+            };
+            // 1/det and 1/D in one division; t = (num·(1/det))·(1/D).
+            let inv = _mm_div_pd(_mm_set1_pd(1.0), _mm_unpacklo_pd(det, dz));
+            let t64 = _mm_mul_sd(_mm_mul_sd(num, inv), _mm_unpackhi_pd(inv, inv));
+            let t = _mm_cvtsd_ss(_mm_setzero_ps(), t64);
+            let uv64 = _mm_mul_pd(vw, _mm_unpacklo_pd(inv, inv));
+            let uv = _mm_cvtpd_ps(uv64);
+            // Signs. `intersect_candidate` keeps `front | (back & !cull)`
+            // with `front = P & !f | N & f`, `back = N & !f | P & f`, where
+            // `P` is "all ≥ 0", `N` "all ≤ 0" and `f` its flip (`D < 0`,
+            // exchanged again when `mirrored`): that is `P & !(f & cull) | N
+            // & !(!f & cull)`. With `u = [U, 0]`, `vw = [V, W]`: `P` is both
+            // lanes of `min(u, vw)` ≥ 0, `N` both of `max(u, vw)` ≤ 0 (the 0
+            // changes neither). A NaN anywhere reaches `t` (see
+            // `intersect_candidate`), so how these treat it does not matter.
+            let zero = _mm_setzero_pd();
+            let p2 = _mm_cmple_pd(zero, _mm_min_pd(u, vw));
+            let n2 = _mm_cmple_pd(_mm_max_pd(u, vw), zero);
+            let p_n = _mm_and_pd(_mm_unpacklo_pd(p2, n2), _mm_unpackhi_pd(p2, n2));
+            let sign = _mm_set1_pd(-0.0);
+            let f = _mm_cmplt_pd(dz, zero);
+            let mask = |b: bool| _mm_castsi128_pd(_mm_set1_epi64x(-i64::from(b)));
+            let (mirror, cull) = (mask(mirrored), mask(tri.cull_back_faces));
+            // `[f & cull, !f & cull]` as `(f & cull) ^ ([m, !m] & cull)`,
+            // with `f` the flip before `mirrored` (`D < 0`).
+            let m_cull = _mm_and_pd(_mm_unpacklo_pd(mirror, _mm_xor_pd(mirror, mask(true))), cull);
+            let refused = _mm_xor_pd(_mm_and_pd(f, cull), m_cull);
+            let side = _mm_andnot_pd(refused, p_n);
+            let side = _mm_castpd_ps(_mm_or_pd(side, _mm_unpackhi_pd(side, side)));
+            // `det`'s sign in `intersect`'s orientation (`front_face`).
+            let det_f = _mm_xor_pd(det, _mm_and_pd(_mm_xor_pd(f, mirror), sign));
+            // `t` in the range and finite (this also refuses `det == 0` and
+            // a non-finite `det`, see `intersect_candidate`), as lane masks
+            // anded with the side's: one `movmskps` decides. `min ≤ t ≤ max`
+            // and `|t| < ∞` is `max(−MAX, min) ≤ t ≤ min(MAX, max)` (a finite
+            // `t` is within `±MAX`, an infinite one outside), the operands
+            // ordered so that a NaN end stays NaN (`maxss`/`minss` return the
+            // second operand then) and refuses every `t`.
+            let lo = _mm_max_ss(_mm_set_ss(-f32::MAX), _mm_set_ss(range.min));
+            let hi = _mm_min_ss(_mm_set_ss(f32::MAX), _mm_set_ss(range.max));
+            let in_range = _mm_and_ps(_mm_cmple_ss(lo, t), _mm_cmple_ss(t, hi));
+            let ok = _mm_movemask_ps(_mm_and_ps(in_range, side)) & 1 != 0;
+            let hit = TriangleHit {
+                t: _mm_cvtss_f32(t),
+                u: _mm_cvtss_f32(uv),
+                v: _mm_cvtss_f32(_mm_shuffle_ps::<1>(uv, uv)),
+                front_face: _mm_comigt_sd(det_f, zero) != 0,
+            };
+            (ok, hit, [_mm_cvtsd_f64(uv64), _mm_cvtsd_f64(_mm_unpackhi_pd(uv64, uv64))])
+        }
+    }
+
+    /// `num`, or 0 when `t_numerator_is_zero` says so: its operations, on
+    /// the kernel's pairs (`x`, `y`: the sheared `X`, `Y`; `z`: the `q_z`).
+    /// Rarely called (see the pre-test in `intersect`): cold, but inlined,
+    /// as a call would make the caller keep its registers in memory.
+    #[cold]
+    #[inline(always)]
+    fn exact_snap(num: __m128d, det: __m128d, xy: [__m128d; 4], z: [__m128d; 2]) -> __m128d {
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        unsafe {
+            let abs_mask = _mm_castsi128_pd(_mm_set1_epi64x(i64::MAX));
+            let abs = |x: __m128d| _mm_and_pd(x, abs_mask);
+            let hmax = |x: __m128d| _mm_max_sd(x, _mm_unpackhi_pd(x, x));
+            let [x0, x1, y0, y1] = xy;
+            let m = hmax(_mm_max_pd(_mm_max_pd(abs(x0), abs(x1)), _mm_max_pd(abs(y0), abs(y1))));
+            let z = hmax(_mm_max_pd(abs(z[0]), abs(z[1])));
+            let six_mm = _mm_mul_sd(_mm_mul_sd(_mm_set_sd(6.0), m), m);
+            let bound = _mm_mul_sd(_mm_mul_sd(_mm_set_sd(super::GAMMA12), _mm_add_sd(abs(det), six_mm)), z);
+            _mm_andnot_pd(_mm_cmplt_sd(abs(num), bound), num)
+        }
+    }
+
+    /// `16·k` for the axes `kx, ky, kz` that `dominant_axis` and the cyclic
+    /// order of `ShearedRay::new_cyclic` pick, for `d = [·, x, y, z]`, from
+    /// lane compares: with `e = |d|`, lane `i` of `(e < e rotated by 1) |
+    /// (e < e rotated by 2)` (over lanes 1–3) says some other component is
+    /// larger. Bit 1 clear is `dominant_axis`'s test for x exactly; when it
+    /// is set, bit 2 clear (`|y| ≥ |z|` and `|y| ≥ |x|`) equals its `|y| ≥
+    /// |z|` (for non-NaN values: `|x| < |y|`, or `|x| < |z| ≤ |y|`), so the
+    /// choice is the same; with a NaN the ray is degenerate and only the
+    /// offsets' range matters.
+    ///
+    /// The compares are on the bits as integers, which order non-negative
+    /// floats as their values do: `e_i < e_j` is the sign of `e_i − e_j`
+    /// (both in `[0, 2³¹)`, so the difference cannot overflow), which
+    /// `movmskps` reads directly — two subtractions, one cycle each.
+    #[inline(always)]
+    unsafe fn axis_offsets(d: __m128) -> [usize; 3] {
+        // Bit 0 (lane 0) is ignored: kz = 0 if bit 1 is clear, else 1 if
+        // bit 2 is, else 2.
+        const KZ: [u8; 16] = [0, 0, 1, 1, 0, 0, 2, 2, 0, 0, 1, 1, 0, 0, 2, 2];
+        const OFFSETS: [[u8; 16]; 3] = [const_offsets(KZ, 1), const_offsets(KZ, 2), const_offsets(KZ, 0)];
+        let e = _mm_and_si128(_mm_castps_si128(d), _mm_set1_epi32(i32::MAX));
+        let lt1 = _mm_sub_epi32(e, _mm_shuffle_epi32::<0b01_11_10_00>(e));
+        let lt2 = _mm_sub_epi32(e, _mm_shuffle_epi32::<0b10_01_11_00>(e));
+        let m = (_mm_movemask_ps(_mm_castsi128_ps(_mm_or_si128(lt1, lt2))) & 15) as usize;
+        let [x, y, z] = &OFFSETS;
+        [usize::from(x[m]), usize::from(y[m]), usize::from(z[m])]
+    }
+
+    /// `16·((kz + j) mod 3)` for each `kz` of the table.
+    const fn const_offsets(kz: [u8; 16], j: u8) -> [u8; 16] {
+        let mut out = [0; 16];
+        let mut i = 0;
+        while i < 16 {
+            out[i] = 16 * ((kz[i] + j) % 3);
+            i += 1;
+        }
+        out
     }
 }
 
@@ -762,6 +1106,134 @@ mod tests {
             let h = tri.cast(&ray, Interval::ALL);
             prop_assert!(h.is_some(), "{ray:?}");
             prop_assert_eq!(h.unwrap().t, 1.0 / p2);
+        }
+    }
+
+    /// A coordinate for the adversarial rays: grid values (so that rays run
+    /// along axes and through vertices and edges), magnitudes from 1e-30 to
+    /// 1e30 of either sign, and the special values.
+    fn wild() -> impl Strategy<Value = f32> {
+        prop_oneof![
+            4 => (-16i32..16).prop_map(|k| k as f32 / 8.0),
+            3 => (-30.0f32..30.0, any::<bool>()).prop_map(|(e, s)| if s { 10f32.powf(e) } else { -(10f32.powf(e)) }),
+            1 => prop::sample::select(vec![0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, f32::MAX, f32::MIN_POSITIVE, 1e-45]),
+        ]
+    }
+
+    fn wild_vec() -> impl Strategy<Value = Vec3> {
+        (wild(), wild(), wild()).prop_map(|(x, y, z)| vec3(x, y, z))
+    }
+
+    /// `t`, `u`, `v` and `front_face` as bits, for a bit-for-bit comparison
+    /// (signed zeros included).
+    fn bits(t: f32, u: f32, v: f32, front: bool) -> (u32, u32, u32, bool) {
+        (t.to_bits(), u.to_bits(), v.to_bits(), front)
+    }
+
+    /// The same with zeros of both signs taken as one (`+0.0`).
+    fn values(t: f32, u: f32, v: f32, front: bool) -> (u32, u32, u32, bool) {
+        bits(t + 0.0, u + 0.0, v + 0.0, front)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 20_000, rng_seed: proptest::test_runner::RngSeed::Fixed(29), ..ProptestConfig::default() })]
+
+        /// The single-triangle kernel (SSE2 on x86_64) on adversarial input
+        /// (axis-parallel and grazing rays, rays through edges and vertices
+        /// — grid values —, origins on the triangle's plane and far away,
+        /// huge and tiny magnitudes, ±∞ and NaN components, zero directions,
+        /// degenerate triangles, any range): bit for bit the arithmetic it
+        /// replaces (`ShearedRay::new_cyclic` and `intersect_candidate`,
+        /// signed zeros included), and `ray_triangle`'s answer — the same
+        /// hit or miss and the same `t`, `u`, `v` and `front_face`, bit for
+        /// bit except for the sign of a zero (the cyclic shear computes
+        /// `−U` where `ray_triangle`'s swapped one computes `U`, and
+        /// `fl(x − x) = +0` either way, so an exact zero can come out with
+        /// the other sign; `0.0 == -0.0`). A hit is never non-finite.
+        #[test]
+        fn kernel_equals_ray_triangle_bit_for_bit_on_adversarial_rays(
+            a in wild_vec(), b in wild_vec(), c in wild_vec(), o in wild_vec(), d in wild_vec(),
+            grid in proptest::array::uniform9(-16i32..16), use_grid in 0u8..4, cull in any::<bool>(),
+            lo in wild(), len in wild(),
+        ) {
+            // Half the cases on a 1/8 grid throughout (edges, vertices and
+            // the triangle's plane are met exactly), some with a far or
+            // through-vertex origin.
+            let g = |i: usize| vec3(grid[3 * i] as f32, grid[3 * i + 1] as f32, grid[3 * i + 2] as f32) / 8.0;
+            let (tri, ray) = match use_grid {
+                0 => (Triangle { a: g(0), b: g(1), c: g(2), cull_back_faces: cull }, Ray::new(o, d)),
+                1 => (Triangle { a: g(0), b: g(1), c: g(2), cull_back_faces: cull }, Ray::new(g(0) + (g(1) - g(0)) * 0.5 - d, d)),
+                2 => (Triangle { a, b, c, cull_back_faces: cull }, Ray::new(o, d)),
+                _ => (Triangle { a: g(0), b: g(1), c: g(2), cull_back_faces: cull }, Ray::new(o * 1e7, g(2) - o * 1e7)),
+            };
+            let range = Interval::new(lo, lo + len.abs());
+            let want = ray_triangle(&ray, tri.a, tri.b, tri.c, range, cull);
+            let (sr, flip) = ShearedRay::new_cyclic(&ray);
+            let (was_ok, was, _, _) = sr.intersect_candidate(&tri.a, &tri.b, &tri.c, range, cull, flip);
+            prop_assert_eq!(was_ok, want.is_some());
+            prop_assert_eq!(tri.hits(&ray, range), want.is_some(), "{:?} {:?} {:?}", tri, ray, range);
+            let got = tri.cast(&ray, range);
+            prop_assert_eq!(got.is_some(), want.is_some());
+            if let (Some(h), Some(w)) = (got, want) {
+                let uv = h.uv.unwrap();
+                let got = bits(h.t, uv.x, uv.y, h.front_face);
+                prop_assert_eq!(got, bits(was.t, was.u, was.v, was.front_face), "{:?} {:?}", tri, ray);
+                prop_assert_eq!(values(h.t, uv.x, uv.y, h.front_face), values(w.t, w.u, w.v, w.front_face));
+                prop_assert!(h.t.is_finite() && h.point.is_finite() && h.normal.is_finite(), "{:?}", h);
+            }
+        }
+
+        /// A placed triangle is cast in the world frame (`Triangle::placed`),
+        /// under similarities and non-uniform scales alike: against the
+        /// local query (the ray taken into
+        /// the triangle's frame, the hit brought back), away from the edges,
+        /// the same hit or miss, `front_face` and culling (mirrors
+        /// included), and `t`, the point, the normal and `uv` to f32
+        /// accuracy.
+        #[test]
+        fn placed_triangle_answers_as_the_local_query(
+            a in vec_in(-2.0, 2.0), b in vec_in(-2.0, 2.0), c in vec_in(-2.0, 2.0),
+            bary in (0.0f32..1.0, 0.0f32..1.0), off in vec_in(-1.0, 1.0), far in 1.0f32..50.0,
+            axis in vec_in(-1.0, 1.0), angle in -3.0f32..3.0, shift in vec_in(-20.0, 20.0),
+            scale in 0.1f32..10.0, stretch in (0.3f32..3.0, 0.3f32..3.0), uniform in any::<bool>(),
+            mirror in any::<bool>(), cull in any::<bool>(), outside in any::<bool>(),
+        ) {
+            let tri = Triangle::new(a, b, c).with_back_face_culling(cull);
+            let n = (b - a).cross(c - a);
+            prop_assume!(n.length() > 1e-2);
+            let rot = glam::Quat::from_axis_angle(axis.normalize_or(Vec3::X), angle);
+            let (sy, sz) = if uniform { (1.0, 1.0) } else { stretch };
+            let s = vec3(if mirror { -scale } else { scale }, scale * sy, scale * sz);
+            let m = Affine3A::from_scale_rotation_translation(s, rot, shift);
+            let placed = crate::Transformed::new(tri, m);
+            let (mut u, mut v) = bary;
+            if u + v > 1.0 { u = 1.0 - u; v = 1.0 - v; }
+            prop_assume!(u.min(v).min(1.0 - u - v) > 1e-3);
+            let target = if outside { a + (b - a) * (1.5 + u) + (c - a) * v } else { a + (b - a) * u + (c - a) * v };
+            let local = Ray::new(target + off.normalize_or(Vec3::Z) * far, -off.normalize_or(Vec3::Z) * far);
+            prop_assume!(local.dir.normalize().dot(n.normalize()).abs() > 1e-2);
+            let world = Ray::new(m.transform_point3(local.origin), m.transform_vector3(local.dir));
+            let reference = tri.cast(&placed.to_local(&world), Interval::FORWARD).map(|h| placed.to_world(&world, h));
+            let got = placed.cast(&world, Interval::FORWARD);
+            prop_assert_eq!(got.is_some(), reference.is_some(), "{:?} {:?}", got, reference);
+            prop_assert_eq!(placed.hits(&world, Interval::FORWARD), reference.is_some());
+            prop_assert_eq!(placed.cast_all(&world, Interval::FORWARD).len(), usize::from(reference.is_some()));
+            if let (Some(h), Some(r)) = (got, reference) {
+                // The two round differently (the mapped ray against the
+                // mapped vertices): a few f32 ulps of the origin's distance
+                // `reach` (local units), amplified by 1/cos for `t` and the
+                // point along the ray, and by edge length / area for `uv`.
+                let cos = local.dir.normalize().dot(n.normalize()).abs();
+                let (lo, hi) = (s.abs().min_element(), s.abs().max_element());
+                let reach = (far + shift.length() / lo + 4.0) * hi / lo;
+                let edge = (b - a).length().max((c - a).length()).max((c - b).length());
+                prop_assert!((h.t - r.t).abs() <= 2e-6 * reach / (far * cos), "t {} vs {}", h.t, r.t);
+                prop_assert!(h.point.distance(r.point) <= 2e-6 * reach * hi / cos, "{} vs {}", h.point, r.point);
+                prop_assert!(h.normal.dot(r.normal) > 1.0 - 1e-5, "{} vs {}", h.normal, r.normal);
+                prop_assert_eq!(h.front_face, r.front_face);
+                let tol = 4e-6 * reach * edge / (n.length() * cos);
+            prop_assert!((h.uv.unwrap() - r.uv.unwrap()).abs().max_element() <= tol, "uv {} vs {} tol {}", h.uv.unwrap(), r.uv.unwrap(), tol);
+            }
         }
     }
 }
