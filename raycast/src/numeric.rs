@@ -435,6 +435,27 @@ pub(crate) fn div2(n0: f64, n1: f64, d0: f64, d1: f64) -> (f64, f64) {
     }
 }
 
+/// `x` if `x > lo`, else `lo` (also for a NaN `x`): one `maxsd`, where
+/// `f64::max` adds a NaN fix-up of four instructions.
+#[inline(always)]
+pub(crate) fn at_least(x: f64, lo: f64) -> f64 {
+    if x > lo {
+        x
+    } else {
+        lo
+    }
+}
+
+/// `x` if `x < hi`, else `hi` (also for a NaN `x`): one `minsd`.
+#[inline(always)]
+pub(crate) fn at_most(x: f64, hi: f64) -> f64 {
+    if x < hi {
+        x
+    } else {
+        hi
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -86,7 +86,7 @@
 
 use crate::error::{finite_vec, or_panic, positive};
 use crate::hit::hit_if;
-use crate::numeric::{div2, select, Bounds64, Mask, F32_MAX, TOUCH_REL};
+use crate::numeric::{at_least, div2, select, Bounds64, Mask, F32_MAX, TOUCH_REL};
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError, Span};
 use glam::{DVec2, DVec3, Vec3};
@@ -416,17 +416,6 @@ fn sqrt2(x: DVec2) -> DVec2 {
     #[cfg(not(target_arch = "x86_64"))]
     {
         DVec2::new(x.x.sqrt(), x.y.sqrt())
-    }
-}
-
-/// `x` if `x > lo`, else `lo` (also for a NaN `x`): one `maxsd`, where
-/// `f64::max` adds a NaN fix-up of four instructions.
-#[inline(always)]
-fn at_least(x: f64, lo: f64) -> f64 {
-    if x > lo {
-        x
-    } else {
-        lo
     }
 }
 

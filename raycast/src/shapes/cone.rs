@@ -86,7 +86,7 @@
 
 use crate::error::{or_panic, positive};
 use crate::hit::hit_if;
-use crate::numeric::{div2, gamma, Bounds64, Mask, F32_MAX};
+use crate::numeric::{at_least, at_most, div2, gamma, Bounds64, Mask, F32_MAX};
 use crate::shapes::{ConvexSolid, RayCast, Solid};
 use crate::{Aabb, Hit, Interval, Part, Ray, ShapeError, Span};
 use glam::{DVec3, Vec3};
@@ -181,27 +181,6 @@ struct Chord {
     radial_c: f64,
     /// The line is snapped onto the apex.
     snap: Mask,
-}
-
-/// `x` if `x > lo`, else `lo` (also for a NaN `x`): one `maxsd`, where
-/// `f64::max` adds a NaN fix-up.
-#[inline(always)]
-fn at_least(x: f64, lo: f64) -> f64 {
-    if x > lo {
-        x
-    } else {
-        lo
-    }
-}
-
-/// `x` if `x < hi`, else `hi` (also for a NaN `x`): one `minsd`.
-#[inline(always)]
-fn at_most(x: f64, hi: f64) -> f64 {
-    if x < hi {
-        x
-    } else {
-        hi
-    }
 }
 
 /// The stable roots `(q/A, C/q)` (see **Precision**), for lines near a
