@@ -134,17 +134,23 @@ impl Capsule {
     /// [`ShapeError`] on `a` or `b` unless finite, on `radius` unless finite and > 0.
     pub fn try_new(a: Vec3, b: Vec3, radius: f32) -> Result<Self, ShapeError> {
         let (a, b, radius) = (finite_vec("a", a)?, finite_vec("b", b)?, positive("radius", radius)?);
-        let e64 = 0.5 * (b.as_dvec3() - a.as_dvec3());
+        let half = 0.5 * (b.as_dvec3() - a.as_dvec3());
+        let mid64 = 0.5 * (a.as_dvec3() + b.as_dvec3());
+        Ok(Self::from_parts(a, b, radius, mid64, half, f64::from(radius)))
+    }
+
+    /// The capsule of midpoint `mid64`, half axis `half` (f64) and radius
+    /// `r`; `a`, `b`, `radius` are the f32 values kept for the accessors and
+    /// bounds.
+    fn from_parts(a: Vec3, b: Vec3, radius: f32, mid64: DVec3, half: DVec3, r: f64) -> Self {
         // A half length subnormal in f32 is a sphere to within 1e-38 (as the
         // f32 kernels had it).
-        let len = e64.length();
+        let len = half.length();
         let (u, half_len64) =
-            if len >= f64::from(f32::MIN_POSITIVE) { (e64 / len, len) } else { (DVec3::Y, 0.0) };
-        let mid64 = 0.5 * (a.as_dvec3() + b.as_dvec3());
+            if len >= f64::from(f32::MIN_POSITIVE) { (half / len, len) } else { (DVec3::Y, 0.0) };
         let (v, w) = u.any_orthonormal_pair();
         let frame_vu = [DVec2::new(v.x, u.x), DVec2::new(v.y, u.y), DVec2::new(v.z, u.z)];
-        let r = f64::from(radius);
-        Ok(Self {
+        Self {
             a,
             b,
             radius,
@@ -155,8 +161,29 @@ impl Capsule {
             axis64: u,
             frame_vu,
             frame_w: w,
-        })
+        }
     }
+
+    /// This capsule placed by `world_from_local`, a similarity of scale `s`
+    /// (`s > 0`), as a capsule of the world frame: the image of the points
+    /// within `r` of a segment is the points within `s·r` of the image
+    /// segment. The midpoint and half axis are mapped in f64 from the kept
+    /// f64 ones (the f32 map converted exactly), so the world kernel sees
+    /// the placed shape to ~1e-16 and needs no map on the ray or the hit.
+    pub(crate) fn placed(&self, world_from_local: &glam::Affine3A, s: f64) -> Self {
+        let m = world_from_local.as_daffine3();
+        let half = m.transform_vector3(self.axis64 * self.half_len64);
+        let r = f64::from(self.radius) * s;
+        Self::from_parts(
+            world_from_local.transform_point3(self.a),
+            world_from_local.transform_point3(self.b),
+            r as f32,
+            m.transform_point3(self.mid64),
+            half,
+            r,
+        )
+    }
+
     /// Like [`Capsule::try_new`].
     ///
     /// # Panics
@@ -495,6 +522,11 @@ impl RayCast for Capsule {
         let within = (f_lo < r2) & (f_hi < r2);
         let meets = meets & (lo <= hi);
         l.ok_ray & meets & !within
+    }
+
+    #[inline(always)]
+    fn as_capsule(&self) -> Option<&Capsule> {
+        Some(self)
     }
 
     fn cast_all(&self, ray: &Ray, range: Interval) -> Vec<Hit> {

@@ -110,6 +110,15 @@ pub trait RayCast {
     fn as_triangle(&self) -> Option<&Triangle> {
         None
     }
+
+    /// The capsule this shape is, if it is one: [`Transformed`] casts a
+    /// capsule placed by a similarity in the world frame (its image is a
+    /// capsule). For the crate's own shapes, like [`RayCast::as_sphere`].
+    #[doc(hidden)]
+    #[inline(always)]
+    fn as_capsule(&self) -> Option<&Capsule> {
+        None
+    }
 }
 
 /// A closed solid: it has an inside.

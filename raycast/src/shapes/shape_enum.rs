@@ -128,6 +128,13 @@ impl RayCast for Shape {
             _ => None,
         }
     }
+    #[inline(always)]
+    fn as_capsule(&self) -> Option<&Capsule> {
+        match self {
+            Shape::Capsule(c) => Some(c),
+            _ => None,
+        }
+    }
 }
 
 macro_rules! from_shape {
