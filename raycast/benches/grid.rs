@@ -43,6 +43,17 @@ fn walk_steps(c: &mut Criterion) {
             n
         })
     });
+    // The same walks consumed by internal iteration (`Iterator::fold`).
+    g.bench_function("3d_steps_for_each", |b| {
+        b.iter(|| {
+            let mut n = 0i64;
+            for r in &rays {
+                GridWalk::<3>::new(&grid, black_box(r), Interval::SEGMENT, true)
+                    .for_each(|s| n += i64::from(s.cell().x));
+            }
+            n
+        })
+    });
     let grid2 = Grid::<2>::default();
     let steps2: usize = rays
         .iter()
