@@ -63,8 +63,10 @@
 //! at most 2e-10 of the scene when `|A| >= 1e-6·(1 + k²)·|d|²`. A line
 //! nearer a generator's direction (`A = 0` included) takes the stable pair
 //! `q/A`, `C/q` (Press et al., *Numerical Recipes* §5.6), which also gives
-//! the single root `−C/(2B)` of `A = 0`, out of line.
-//! The three cases of `A`, the snap, the base and the clipping are evaluated
+//! the single root `−C/(2B)` of `A = 0`, out of line; for a hit that code
+//! also decides the case `A = 0` (its half-line's end as a double root, or
+//! NaN for none), so that the common path has only the cases `A > 0` and
+//! `A < 0`. The three cases of `A`, the snap, the base and the clipping are evaluated
 //! together and chosen with lane masks ([`Mask`]: a comparison gives the
 //! mask directly, and a masked choice stays a choice, where LLVM may turn a
 //! plain one back into a branch around a division or root), so the kernel's
@@ -174,22 +176,44 @@ struct Chord {
     base0: Mask,
     base1: Mask,
     ok: Mask,
-    /// The root `q/A` (an end equal to it is that root) and the side
-    /// normal's radial factor `s/(k·w)` at `q/A` and at `C/q`.
-    rq: f64,
+    /// The root `C/q` (an end equal to it is that root, any other side
+    /// end the root `q/A`) and the side normal's radial factor `s/(k·w)`
+    /// at `q/A` and at `C/q`.
+    rc: f64,
     radial_q: f64,
     radial_c: f64,
     /// The line is snapped onto the apex.
     snap: Mask,
 }
 
-/// The stable roots `(q/A, C/q)` (see **Precision**), for lines near a
-/// generator's direction: kept out of line so that the common path has no
-/// division after its square root.
+/// The roots for a hit on a line near a generator's direction, kept out
+/// of line so that the common path has no division after its square root
+/// and no case `A = 0`: the stable pair `(q/A, C/q)` (see **Precision**),
+/// and for `A = 0` the end of the side's half-line twice, so that the
+/// common path's case `A < 0` gives that half-line (module doc, `A = 0`):
+/// the linear root `C/q = −C/(2B)` if below the apex (depth
+/// `−(a_y + t·d_y) >= 0`), the apex's foot `ts` for a generator through
+/// the apex (`B = C = 0`), NaN for no crossing (a NaN end fails the range
+/// test: a miss). A snapped line's roots are replaced by `ts` anyway.
 #[cold]
 #[inline(never)]
-fn stable_pair(q: f64, a: f64, c: f64) -> (f64, f64) {
-    (q / a, c / q)
+fn near_generator(q: f64, a: f64, c: f64, b: f64, ay: f64, dy: f64, ts: f64) -> (f64, f64) {
+    if a != 0.0 {
+        return (q / a, c / q);
+    }
+    let t = if b != 0.0 {
+        let t = c / q;
+        if ay + t * dy <= 0.0 {
+            t
+        } else {
+            f64::NAN
+        }
+    } else if c == 0.0 {
+        ts
+    } else {
+        f64::NAN
+    };
+    (t, t)
 }
 
 /// The interval of the line `o + t·d` inside the cone of squared slope `k2`
@@ -230,6 +254,9 @@ fn ray_cone<const FOR_HIT: bool>(o: Vec3, d: Vec3, k2: f64, h: f32, neg_s_k: f64
     // included) takes the stable pair `q/A`, `C/q` of the module doc
     // instead: the one branch of the kernel, on a condition a ray meets
     // only when within 1e-6 of a generator's direction (rare, so predicted).
+    // Base plane y = −h crossed at `tb`; the foot of the perpendicular from
+    // the apex at `ts` (divisions beside the roots', off their path).
+    let (tb, ts) = div2(-h - o.y, -oa.dot(d), d.y, dd);
     let root = at_least(disc, 0.0).sqrt();
     let signed_root = root.copysign(b);
     let qv = -(b + signed_root);
@@ -241,7 +268,7 @@ fn ray_cone<const FOR_HIT: bool>(o: Vec3, d: Vec3, k2: f64, h: f32, neg_s_k: f64
     } else if a.abs() >= 1e-6 * (1.0 + k2) * dd {
         (qv * inv_a, (signed_root - b) * inv_a)
     } else {
-        stable_pair(qv, a, c)
+        near_generator(qv, a, c, b, oa.y, d.y, ts)
     };
     // The side normal's radial factor s/(k·w) at each root (see `hit_at`),
     // as a quotient of the root's own terms, so that its division runs
@@ -249,34 +276,43 @@ fn ray_cone<const FOR_HIT: bool>(o: Vec3, d: Vec3, k2: f64, h: f32, neg_s_k: f64
     // ((N, M) = (qv, a) or (c, qv)), w = −(a_y + t·d_y) = −(a_y·M + N·d_y)/M,
     // so s/(k·w) = (−s/k)·M/(a_y·M + N·d_y).
     let (radial_q, radial_c) = div2(neg_s_k * a, neg_s_k * qv, oa.y * a + qv * d.y, oa.y * qv + c * d.y);
-    // Base plane y = −h crossed at `tb`; the foot of the perpendicular from
-    // the apex at `ts` (divisions beside the roots', off their path).
-    let (tb, ts) = div2(-h - o.y, -oa.dot(d), d.y, dd);
     // Sorted (`rc` is NaN only when b = disc = c = 0, a double root at
     // t = 0 = rq, and is then passed over); a snapped line has the double
     // root `ts`, its point closest to the apex.
     let r0 = snap.pick(ts, at_most(rc, rq));
     let r1 = snap.pick(ts, at_least(rc, rq));
     // Depth below the apex at t is −(o_y − h + t·d_y) >= 0.
-    let below_apex = |t: f64| Mask::le(oa.y + t * d.y, 0.0);
     let (down, up) = (Mask::lt(d.y, 0.0), Mask::lt(0.0, d.y));
-    let (pos, neg, flat_a) = (Mask::lt(0.0, a), Mask::lt(a, 0.0), Mask::eq(a, 0.0));
+    let pos = Mask::lt(0.0, a);
     // A > 0: [r0, r1] on one nappe, kept if it is the lower one (a snapped
-    // line touches the apex).
-    let ok_pos = (Mask::le(0.0, disc) & below_apex(0.5 * (r0 + r1))) | snap;
-    // A = 0: the linear root (b ≠ 0) if below the apex; b = c = 0 is a
-    // generator through the apex, and so is a snapped line: from `ts` on.
-    let lin = Mask::ne(b, 0.0);
-    let ok_lin = (lin & below_apex(rc)) | (Mask::eq(b, 0.0) & Mask::eq(c, 0.0)) | snap;
+    // line touches the apex): if its midpoint, the vertex t = −B/A, is
+    // below the apex, a_y − (B/A)·d_y <= 0, i.e. (A > 0) a_y·A − B·d_y <= 0,
+    // tested without the roots (off their path). The chord does not cross
+    // the apex's plane, so only a chord within rounding of the apex (a
+    // touch there) could be misplaced, as with the rounded roots.
+    let ok_pos = (Mask::le(0.0, disc) & Mask::le(oa.y * a - b * d.y, 0.0)) | snap;
     // A <= 0: the half-line toward w → +∞ (t → +∞ when d_y < 0) from the
     // root on its side (A < 0) or the linear root: the sorted pair of that
     // root and `far`, the infinity on the half-line's side (d_y ≠ 0 here:
     // A <= 0 needs d_y ≠ 0 for a valid ray).
-    let r_half = neg.pick(down.pick(r1, r0), lin.and_not(snap).pick(rc, ts));
+    let (r_half, side_ok) = if FOR_HIT {
+        // A = 0 has both roots at the half-line's end, or NaN for none
+        // (`near_generator`), so it is the case A < 0 (a NaN A is an
+        // invalid ray).
+        (down.pick(r1, r0), ok_pos | Mask::le(a, 0.0))
+    } else {
+        // A = 0: the linear root (b ≠ 0) if below the apex; b = c = 0 is a
+        // generator through the apex, and so is a snapped line: from `ts` on.
+        let below_apex = |t: f64| Mask::le(oa.y + t * d.y, 0.0);
+        let lin = Mask::ne(b, 0.0);
+        let ok_lin = (lin & below_apex(rc)) | Mask::eq(c, 0.0).and_not(lin) | snap;
+        let neg = Mask::lt(a, 0.0);
+        let r_half = neg.pick(down.pick(r1, r0), lin.and_not(snap).pick(rc, ts));
+        (r_half, (pos & ok_pos) | neg | (Mask::eq(a, 0.0) & ok_lin))
+    };
     let far = INF.copysign(-d.y);
     let (u, v) = (pos.pick(r0, r_half), pos.pick(r1, far));
     let (s0, s1) = (at_most(v, u), at_least(v, u));
-    let side_ok = (pos & ok_pos) | neg | (flat_a & ok_lin);
     // Base half-line y >= −h (all of the line, or none, when d_y = 0).
     let b0 = up.pick(tb, -INF);
     let b1 = down.pick(tb, INF);
@@ -290,14 +326,16 @@ fn ray_cone<const FOR_HIT: bool>(o: Vec3, d: Vec3, k2: f64, h: f32, neg_s_k: f64
     let gap = t0 - t1;
     let touch = Mask::le(gap * at_least(gap, 0.0) * dd, 4.0 * snap2);
     let t1 = at_least(t0, t1);
-    let in_f32 = Mask::le(t0.abs(), F32_MAX) & Mask::le(t1.abs(), F32_MAX);
+    // Both ends finite in f32: −F32_MAX <= t0 <= t1 <= F32_MAX (t0 <= t1
+    // here, and a NaN end fails its own compare).
+    let in_f32 = Mask::le(-F32_MAX, t0) & Mask::le(t1, F32_MAX);
     Chord {
         t0,
         t1,
         base0,
         base1,
         ok: valid & side_ok & base_ok & touch & in_f32,
-        rq,
+        rc,
         radial_q,
         radial_c,
         snap,
@@ -319,25 +357,32 @@ impl Cone {
     /// The hit at the f64 parameter `t` on the base or the side (see the
     /// module doc for the normal). Both normals are computed and one chosen
     /// with a [`Mask`]: which part a random ray hits is unpredictable.
+    /// `entry`: `t` is the chord's entry and the chord has length, which
+    /// gives `front_face` with no dot product at the end of the path: by
+    /// convexity `d·n < 0` exactly at such an entry and `> 0` at an exit;
+    /// a line that only touches the solid (`t0 = t1`) has `d·n = 0` there,
+    /// so not front-facing. (A line along a generator touches the side
+    /// over a segment, `d·n = 0` along it, and is given as an entry.)
     #[inline(always)]
-    fn hit_at(&self, ray: &Ray, ch: &Chord, t: f64, base: Mask) -> Hit {
+    fn hit_at(&self, ray: &Ray, ch: &Chord, t: f64, base: Mask, entry: bool) -> Hit {
         let p = ray.origin.as_dvec3() + t * ray.dir.as_dvec3();
         // A side end is one of the roots, the same value: its radial factor
-        // s/(k·w) = s/ρ (ρ = k·w on the surface) was formed with the roots.
+        // s/(k·w) = s/ρ (ρ = k·w on the surface) was formed with the roots
+        // (`C/q`'s if equal to it, else `q/A`'s).
         // A snapped line's end is its point closest to the apex, where the
         // normal is +Y (in the apex's normal cone); so is a side end at or
         // above the apex (w <= 0, a factor <= 0 or not finite: rounding of
         // a hit at the apex). Every unsnapped side end is at least
         // `APEX_SNAP·|o − apex|` from the apex, its point on the surface to
         // ~1e-16 of |o − apex|, so (x, z)·s/(k·w) is unit to ~1e-10.
-        let radial = Mask::eq(t, ch.rq).pick(ch.radial_q, ch.radial_c);
+        let radial = Mask::eq(t, ch.rc).pick(ch.radial_c, ch.radial_q);
         let on_side = (Mask::lt(0.0, radial) & Mask::lt(radial, f64::INFINITY)).and_not(ch.snap);
         let radial = on_side.and_not(base).pick(radial, 0.0);
         let ny = base.pick(-1.0, on_side.pick(self.side_ny, 1.0));
         let n = Vec3::new((p.x * radial) as f32, ny as f32, (p.z * radial) as f32);
         let y = base.pick(-f64::from(self.half_height), p.y);
         let point = Vec3::new(p.x as f32, y as f32, p.z as f32);
-        Hit::with_point(ray, t as f32, point, n, if base.get() { Part::Base } else { Part::Side })
+        Hit::with_face(t as f32, point, n, entry, if base.get() { Part::Base } else { Part::Side })
     }
 
     /// Whether `t` is in `[lo, hi]`.
@@ -363,7 +408,10 @@ impl RayCast for Cone {
         let (in0, in1) = (Self::within(lo, ch.t0, hi), Self::within(lo, ch.t1, hi));
         let t = in0.pick(ch.t0, ch.t1);
         let base = in0.pick_mask(ch.base0, ch.base1);
-        ((ch.ok & (in0 | in1)).get(), self.hit_at(ray, &ch, t, base))
+        // An entry is front-facing unless the line only touches (t0 = t1:
+        // `d·n = 0` there, so not `< 0`).
+        let front = in0 & Mask::lt(ch.t0, ch.t1);
+        ((ch.ok & (in0 | in1)).get(), self.hit_at(ray, &ch, t, base, front.get()))
     }
 
     #[inline]
@@ -383,10 +431,10 @@ impl RayCast for Cone {
         let (in0, in1) = (bounds.contains(ch.t0), bounds.contains(ch.t1));
         let (t0, t1) = (ch.t0 as f32, ch.t1 as f32);
         if in0 {
-            out.push(self.hit_at(ray, &ch, ch.t0, ch.base0));
+            out.push(self.hit_at(ray, &ch, ch.t0, ch.base0, ch.t0 < ch.t1));
         }
         if t1 != t0 && in1 {
-            out.push(self.hit_at(ray, &ch, ch.t1, ch.base1));
+            out.push(self.hit_at(ray, &ch, ch.t1, ch.base1, false));
         }
         out
     }
@@ -408,8 +456,8 @@ impl ConvexSolid for Cone {
     fn span(&self, ray: &Ray) -> Option<Span> {
         let ch = self.chord::<true>(ray);
         ch.ok.get().then(|| Span {
-            enter: self.hit_at(ray, &ch, ch.t0, ch.base0),
-            exit: self.hit_at(ray, &ch, ch.t1, ch.base1),
+            enter: self.hit_at(ray, &ch, ch.t0, ch.base0, ch.t0 < ch.t1),
+            exit: self.hit_at(ray, &ch, ch.t1, ch.base1, false),
         })
     }
 }
@@ -423,6 +471,27 @@ mod tests {
 
     fn cast(c: &Cone, o: Vec3, d: Vec3) -> Option<Hit> {
         c.cast(&Ray::new(o, d), Interval::FORWARD)
+    }
+
+    /// `front_face` is `d·n < 0`: true at an entry with a chord, false where
+    /// the line only touches (tangent to the side, or through the apex from
+    /// below the apex plane going up) and at an exit from inside.
+    #[test]
+    fn front_face_is_false_where_the_line_only_touches() {
+        let c = Cone::new(1.0, 1.0);
+        // The section y = 0 is the circle of radius 1/2: x = 1/2 is tangent.
+        let touch = cast(&c, vec3(0.5, 0.0, -5.0), vec3(0.0, 0.0, 1.0)).expect("touching counts");
+        assert_eq!((touch.t, touch.front_face), (5.0, false));
+        let span = c.span(&Ray::new(vec3(0.5, 0.0, -5.0), vec3(0.0, 0.0, 1.0))).unwrap();
+        assert!(!span.enter.front_face && !span.exit.front_face, "{span:?}");
+        // Through the apex only, from outside below its plane, going up.
+        let apex = cast(&c, vec3(-3.0, -2.0, 0.0), vec3(1.0, 1.0, 0.0)).expect("touching counts");
+        assert_eq!((apex.t, apex.point, apex.front_face), (3.0, vec3(0.0, 1.0, 0.0), false));
+        let enter = cast(&c, vec3(0.25, 0.0, -5.0), vec3(0.0, 0.0, 1.0)).unwrap();
+        assert!(enter.front_face && enter.normal.dot(Vec3::Z) < 0.0, "{enter:?}");
+        let exit = cast(&c, vec3(0.0, 0.0, 0.0), vec3(0.0, 0.0, 1.0)).unwrap();
+        assert!(!exit.front_face && exit.normal.dot(Vec3::Z) > 0.0, "{exit:?}");
+        assert_eq!(c.cast_all(&Ray::new(vec3(0.25, 0.0, -5.0), Vec3::Z), Interval::FORWARD).len(), 2);
     }
 
     #[test]
