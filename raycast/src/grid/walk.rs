@@ -1158,8 +1158,8 @@ impl<const N: usize> Iterator for GridWalk<N> {
 
     /// Internal iteration (`for_each`, `sum`, `count`, `fold`, ...): the
     /// same steps as [`next`](Iterator::next), with the walk's hot state kept
-    /// in registers for the whole walk as `GridWalk::drive` (the volumes' loop) keeps it, not
-    /// loaded from and stored to the walk at every step.
+    /// in registers for the whole walk, as `GridWalk::drive` (the volumes'
+    /// loop) keeps it, not loaded from and stored to the walk at every step.
     #[inline]
     fn fold<B, F: FnMut(B, Step<N>) -> B>(mut self, init: B, mut f: F) -> B {
         let mut acc = init;
