@@ -59,7 +59,11 @@
 //!   those of [`ray_triangle`] bit for bit, up to the sign of an exact zero
 //!   (its shear is the cyclic one of `ShearedRay::new_cyclic`, whose edge
 //!   functions are the negation of `ray_triangle`'s, and `fl(x − x) = +0`
-//!   either way).
+//!   either way). A placed triangle keeps each vertex as `[x, y, z, x]`
+//!   (`Placed`), so that its kernel picks the axes in integer registers and
+//!   reads only what they select (two coordinates in one read), and rules
+//!   the snap of `t` out by comparing exponents (`sse2::snap_exponent`):
+//!   the same answers, bit for bit, with less work on the vector side.
 
 use crate::error::{finite_vec, or_panic};
 use crate::hit::hit_if;
@@ -551,7 +555,13 @@ impl Triangle {
     /// `mirrored` (see [`Placed`]).
     #[inline(always)]
     fn hit_candidate(&self, ray: &Ray, range: Interval, mirrored: bool) -> (bool, Hit) {
-        let (ok, h, [u, v]) = self.candidate(ray, range, mirrored);
+        self.hit_of(self.candidate(ray, range, mirrored), mirrored)
+    }
+
+    /// The [`Hit`] of a candidate of this triangle (`Triangle::candidate`'s
+    /// answer, or the same from `Placed`'s kernel).
+    #[inline(always)]
+    fn hit_of(&self, (ok, h, [u, v]): (bool, TriangleHit, [f64; 2]), mirrored: bool) -> (bool, Hit) {
         // `a + u·(b − a) + v·(c − a)` in f64: the differences are exact, the
         // products and sums carry ~2⁻⁵² relative error, far below the f32
         // rounding of the result; everything but `u` and `v` is the
@@ -584,31 +594,81 @@ impl Triangle {
             Vec3::new(w.x, w.y, w.z)
         };
         let tri = Triangle { a: map(self.a), b: map(self.b), c: map(self.c), ..*self };
-        Placed { tri, mirrored: world_from_local.matrix3.determinant() < 0.0 }
+        Placed::new(tri, world_from_local.matrix3.determinant() < 0.0)
     }
 }
 
-/// A triangle placed in the world frame (see [`Triangle::placed`]).
+/// A triangle placed in the world frame (see [`Triangle::placed`]), in the
+/// layout its kernel reads, with the exponent of its largest coordinate.
+/// 52 bytes: it is a variant of the world form kept in every `Transformed`,
+/// whatever the shape, so what else could be formed once (the normal) is
+/// not kept.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Placed {
-    /// The mapped vertices (not validated: a map that overflows them gives
-    /// non-finite vertices, which are never hit).
-    tri: Triangle,
+    /// The mapped vertices `a`, `b`, `c` (not validated: a map that
+    /// overflows them gives non-finite vertices, which are never hit), each
+    /// as `[x, y, z, x]`: the two coordinates `[p_k, p_(k+1) mod 3]` that
+    /// follow each other in the cyclic order are the two `f32` at index
+    /// `k`, one 8-byte read (`sse2::intersect_placed`).
+    vertices: [[f32; 4]; 3],
+    /// As [`Triangle::cull_back_faces`].
+    cull_back_faces: bool,
     /// The map's determinant is negative: front and back exchanged.
     mirrored: bool,
+    /// The exponent field of `max |p_i|` over the vertices' coordinates (a
+    /// NaN vertex, never hit, gives some value): the vertex part of the
+    /// snap pre-test of the SSE2 kernel (`sse2::snap_exponent`).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    p_exp: u8,
 }
 
 impl Placed {
+    /// The world form of `tri` (already mapped), `mirrored` as in
+    /// [`Triangle::placed`].
+    fn new(tri: Triangle, mirrored: bool) -> Self {
+        // The bits of a non-negative `f32` shifted by its 23 mantissa bits:
+        // its exponent field, at most 255.
+        let p_exp = [tri.a, tri.b, tri.c].map(|p| p.abs().max_element().to_bits() >> 23).into_iter().max();
+        let row = |p: Vec3| [p.x, p.y, p.z, p.x];
+        Placed {
+            vertices: [row(tri.a), row(tri.b), row(tri.c)],
+            cull_back_faces: tri.cull_back_faces,
+            mirrored,
+            p_exp: p_exp.unwrap_or(0) as u8,
+        }
+    }
+
+    /// The placed triangle as a [`Triangle`] (of the world frame).
+    #[inline(always)]
+    fn tri(&self) -> Triangle {
+        let [a, b, c] = self.vertices.map(|[x, y, z, _]| Vec3::new(x, y, z));
+        Triangle { a, b, c, cull_back_faces: self.cull_back_faces }
+    }
+
+    /// The kernel of a placed triangle: [`Triangle::candidate`] (`mirrored`
+    /// as the placement says), the same answers bit for bit.
+    #[inline(always)]
+    fn candidate(&self, ray: &Ray, range: Interval) -> (bool, TriangleHit, [f64; 2]) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            sse2::intersect_placed(self, ray, range)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            self.tri().candidate(ray, range, self.mirrored)
+        }
+    }
+
     /// As [`RayCast::cast_candidate`].
     #[inline(always)]
     pub(crate) fn cast_candidate(&self, ray: &Ray, range: Interval) -> (bool, Hit) {
-        self.tri.hit_candidate(ray, range, self.mirrored)
+        self.tri().hit_of(self.candidate(ray, range), self.mirrored)
     }
 
     /// As [`RayCast::hits`].
     #[inline(always)]
     pub(crate) fn hits(&self, ray: &Ray, range: Interval) -> bool {
-        self.tri.candidate(ray, range, self.mirrored).0
+        self.candidate(ray, range).0
     }
 
     /// As [`RayCast::cast_all`].
@@ -632,7 +692,7 @@ const RAY_LAYOUT: () = assert!(
 /// is no fused multiply-add), laid out two `f64` lanes at a time.
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
-    use super::{Triangle, TriangleHit, RAY_LAYOUT, SNAP_K};
+    use super::{Placed, Triangle, TriangleHit, RAY_LAYOUT, SNAP_K};
     use crate::{Interval, Ray};
     use core::arch::x86_64::*;
     use glam::DVec2;
@@ -731,59 +791,205 @@ mod sse2 {
             let s = _mm_mul_sd(q_max, abs(dz));
             let bound = _mm_mul_sd(_mm_mul_sd(_mm_set_sd(SNAP_K), _mm_mul_sd(s, s)), q_max);
             let num = if _mm_comilt_sd(abs(num), bound) != 0 {
-                exact_snap(num, det, [x0, x1, y0, y1], [qz0, qz1])
+                exact_snap(num, det, [x0, x1, y0, y1], [qz0, qz1, qz1])
             } else {
                 num
             };
-            // 1/det and 1/D in one division; t = (num·(1/det))·(1/D).
-            let inv = _mm_div_pd(_mm_set1_pd(1.0), _mm_unpacklo_pd(det, dz));
-            let t64 = _mm_mul_sd(_mm_mul_sd(num, inv), _mm_unpackhi_pd(inv, inv));
-            let t = _mm_cvtsd_ss(_mm_setzero_ps(), t64);
-            let uv64 = _mm_mul_pd(vw, _mm_unpacklo_pd(inv, inv));
-            let uv = _mm_cvtpd_ps(uv64);
-            // Signs. `intersect_candidate` keeps `front | (back & !cull)`
-            // with `front = P & !f | N & f`, `back = N & !f | P & f`, where
-            // `P` is "all ≥ 0", `N` "all ≤ 0" and `f` its flip (`D < 0`,
-            // exchanged again when `mirrored`): that is `P & !(f & cull) | N
-            // & !(!f & cull)`. With `u = [U, 0]`, `vw = [V, W]`: `P` is both
-            // lanes of `min(u, vw)` ≥ 0, `N` both of `max(u, vw)` ≤ 0 (the 0
-            // changes neither). A NaN anywhere reaches `t` (see
-            // `intersect_candidate`), so how these treat it does not matter.
-            let zero = _mm_setzero_pd();
-            let p2 = _mm_cmple_pd(zero, _mm_min_pd(u, vw));
-            let n2 = _mm_cmple_pd(_mm_max_pd(u, vw), zero);
-            let p_n = _mm_and_pd(_mm_unpacklo_pd(p2, n2), _mm_unpackhi_pd(p2, n2));
-            let sign = _mm_set1_pd(-0.0);
-            let f = _mm_cmplt_pd(dz, zero);
-            let mask = |b: bool| _mm_castsi128_pd(_mm_set1_epi64x(-i64::from(b)));
-            let (mirror, cull) = (mask(mirrored), mask(tri.cull_back_faces));
-            // `[f & cull, !f & cull]` as `(f & cull) ^ ([m, !m] & cull)`,
-            // with `f` the flip before `mirrored` (`D < 0`).
-            let m_cull = _mm_and_pd(_mm_unpacklo_pd(mirror, _mm_xor_pd(mirror, mask(true))), cull);
-            let refused = _mm_xor_pd(_mm_and_pd(f, cull), m_cull);
-            let side = _mm_andnot_pd(refused, p_n);
-            let side = _mm_castpd_ps(_mm_or_pd(side, _mm_unpackhi_pd(side, side)));
-            // `det`'s sign in `intersect`'s orientation (`front_face`).
-            let det_f = _mm_xor_pd(det, _mm_and_pd(_mm_xor_pd(f, mirror), sign));
-            // `t` in the range and finite (this also refuses `det == 0` and
-            // a non-finite `det`, see `intersect_candidate`), as lane masks
-            // anded with the side's: one `movmskps` decides. `min ≤ t ≤ max`
-            // and `|t| < ∞` is `max(−MAX, min) ≤ t ≤ min(MAX, max)` (a finite
-            // `t` is within `±MAX`, an infinite one outside), the operands
-            // ordered so that a NaN end stays NaN (`maxss`/`minss` return the
-            // second operand then) and refuses every `t`.
-            let lo = _mm_max_ss(_mm_set_ss(-f32::MAX), _mm_set_ss(range.min));
-            let hi = _mm_min_ss(_mm_set_ss(f32::MAX), _mm_set_ss(range.max));
-            let in_range = _mm_and_ps(_mm_cmple_ss(lo, t), _mm_cmple_ss(t, hi));
-            let ok = _mm_movemask_ps(_mm_and_ps(in_range, side)) & 1 != 0;
-            let hit = TriangleHit {
-                t: _mm_cvtss_f32(t),
-                u: _mm_cvtss_f32(uv),
-                v: _mm_cvtss_f32(_mm_shuffle_ps::<1>(uv, uv)),
-                front_face: _mm_comigt_sd(det_f, zero) != 0,
-            };
-            (ok, hit, [_mm_cvtsd_f64(uv64), _mm_cvtsd_f64(_mm_unpackhi_pd(uv64, uv64))])
+            finish(Edges { u, vw, det, num }, dz, range, mirrored, tri.cull_back_faces)
         }
+    }
+
+    /// [`Triangle::candidate`](super::Triangle) for a placed triangle, from
+    /// its layout (`Placed`): the same arithmetic as [`intersect`], laid
+    /// out by vertex instead of by axis.
+    ///
+    /// Layout: the pair `S_p = [X_p, Y_p]` of each vertex `p`, from `q_xy =
+    /// [p_kx, p_ky] − [o_kx, o_ky]` and `q_z = [p_kz, p_kz] − [o_kz, o_kz]`
+    /// as `q_xy·D − [d_kx, d_ky]·q_z` (`ShearedRay::shear`, per lane). The
+    /// axes, chosen in integer registers, are the byte offsets of what is
+    /// read of the vertices (`[p_kx, p_ky]` is one 8-byte read, see
+    /// `Placed::vertices`) and of the ray: nothing is formed for all three
+    /// axes, nor stored and read back. The edge functions are then lane
+    /// products of one pair by another swapped: `S_c·[Yb, Xb] = [Xc·Yb,
+    /// Yc·Xb]`, whose lane difference is `U`, and likewise `V` from
+    /// `S_a·[Yc, Xc]` and `W` from `S_b·[Ya, Xa]`: the operands and order of
+    /// `intersect_candidate`'s `pc.x·pb.y − pc.y·pb.x` and the others, so
+    /// the same values.
+    #[inline(always)]
+    pub(super) fn intersect_placed(
+        placed: &Placed,
+        ray: &Ray,
+        range: Interval,
+    ) -> (bool, TriangleHit, [f64; 2]) {
+        let ((), rows) = (RAY_LAYOUT, &placed.vertices);
+        // SAFETY: SSE2 is part of the x86_64 baseline. With `k`, `kx`,
+        // `ky`, `kz` byte offsets in {0, 4, 8}: the ray is read as single
+        // `f32` at `k` (origin) and `12 + k` (direction), and 8 bytes at
+        // `kz` and `8 + kz`, within its 24 bytes (`RAY_LAYOUT`); each
+        // vertex row (16 bytes) 8 bytes at `kx` and at `kz`.
+        unsafe {
+            let rp = (ray as *const Ray).cast::<u8>();
+            let single = |off: usize| *rp.add(off).cast::<f32>();
+            // The axes, in integer registers (the bits of a non-negative
+            // float order as its value; a NaN, the ray then being
+            // degenerate, only has to give axes in range).
+            let abs = |off: usize| single(off).to_bits() & 0x7fff_ffff;
+            let (ex, ey, ez) = (abs(12), abs(16), abs(20));
+            // `dominant_axis` as a table index (bit 0 "not x", bit 1 `|y| <
+            // |z|`, which decides only when bit 0 is set), and from it the
+            // cyclic order of `ShearedRay::new_cyclic` (`AXES`).
+            let i = usize::from(!((ex >= ey) & (ex >= ez))) | usize::from(ey < ez) << 1;
+            let (kx, ky, kz) = (usize::from(AXES[0][i]), usize::from(AXES[1][i]), usize::from(AXES[2][i]));
+            // The two `f32` at byte `off` of `p`, in f64.
+            let two = |p: *const u8, off: usize| _mm_cvtps_pd(_mm_castpd_ps(_mm_load_sd(p.add(off).cast())));
+            // The ray's `f32` at bytes `i` and `j`, as `[r_i, r_j]` in f64.
+            let pair = |i: usize, j: usize| {
+                _mm_cvtps_pd(_mm_unpacklo_ps(_mm_set_ss(single(i)), _mm_set_ss(single(j))))
+            };
+            // `[o_kx, o_ky]` and `[d_kx, d_ky]`; `[o_kz, o_kz]` from the
+            // first of the two `f32` at `kz`, `[d_kz, d_kz]` from the second
+            // at `8 + kz` (not to read past the ray).
+            let (o_xy, d_xy) = (pair(kx, ky), pair(12 + kx, 12 + ky));
+            let (oz, dz) = (two(rp, kz), two(rp, 8 + kz));
+            let (oz, dz) = (_mm_unpacklo_pd(oz, oz), _mm_unpackhi_pd(dz, dz));
+            // The scaled shear of vertex `p` (`ShearedRay::shear`): `[X, Y]`
+            // and `[q_z, q_z]`.
+            let vertex = |p: &[f32; 4]| {
+                let p = p.as_ptr().cast::<u8>();
+                let z = two(p, kz);
+                let (q_xy, q_z) = (_mm_sub_pd(two(p, kx), o_xy), _mm_sub_pd(_mm_unpacklo_pd(z, z), oz));
+                (_mm_sub_pd(_mm_mul_pd(q_xy, dz), _mm_mul_pd(d_xy, q_z)), q_z)
+            };
+            let ((sa, za), (sb, zb), (sc, zc)) = (vertex(&rows[0]), vertex(&rows[1]), vertex(&rows[2]));
+            let swap = |x: __m128d| _mm_shuffle_pd::<1>(x, x);
+            let high = |x: __m128d| _mm_unpackhi_pd(x, x);
+            let pu = _mm_mul_pd(sc, swap(sb)); // [Xc·Yb, Yc·Xb]
+            let pv = _mm_mul_pd(sa, swap(sc)); // [Xa·Yc, Ya·Xc]
+            let pw = _mm_mul_pd(sb, swap(sa)); // [Xb·Ya, Yb·Xa]
+
+            // [U, 0] (lane 1: a harmless fourth value for the sign tests).
+            let u = _mm_sub_pd(pu, high(pu));
+            let vw = _mm_sub_pd(_mm_unpacklo_pd(pv, pw), _mm_unpackhi_pd(pv, pw));
+            // det = (U + V) + W; num = (U·qa_z + V·qb_z) + W·qc_z.
+            let det = _mm_add_sd(_mm_add_sd(u, vw), high(vw));
+            let vw_z = _mm_mul_pd(vw, _mm_unpacklo_pd(zb, zc));
+            let num = _mm_add_sd(_mm_add_sd(_mm_mul_sd(u, za), vw_z), high(vw_z));
+            // The snap of `t_numerator_is_zero`, done only when the binary
+            // exponent of `num` is below that of a power of two above its
+            // bound `B`: integer work on exponents (see `snap_exponent`), a
+            // predictable branch. `|d_kz|` is the largest `|d_i|`.
+            let o_max = abs(0).max(abs(4)).max(abs(8));
+            let floor = snap_exponent(o_max >> 23, placed.p_exp.into(), abs(12 + kz) >> 23);
+            let num = if (_mm_cvtsd_f64(num).to_bits() >> 52) & 0x7ff < floor {
+                exact_snap(num, det, [sa, sb, sc, sc], [za, zb, zc])
+            } else {
+                num
+            };
+            finish(Edges { u, vw, det, num }, dz, range, placed.mirrored, placed.cull_back_faces)
+        }
+    }
+
+    /// `4·kx`, `4·ky`, `4·kz` (byte offsets of `f32`) by the index of
+    /// `intersect_placed` (`kz` = 0, 1, 0, 2 for indices 0 to 3), in the
+    /// cyclic order of `ShearedRay::new_cyclic`.
+    const AXES: [[u8; 4]; 3] = [[4, 8, 4, 0], [8, 0, 8, 4], [0, 4, 0, 8]];
+
+    /// A biased `f64` exponent `e` such that `|num| ≥ 2^(e − 1023)` rules
+    /// out the snap of `t_numerator_is_zero`, from the exponent fields (the
+    /// bits shifted by 23) of `o_max = max |o_i|`, `p_max = max |p_i|` (over
+    /// the vertices) and `d_max = max |d_i|`: non-negative `f32`, so a value
+    /// `x` with exponent field `e` is below `2^(e − 127 + 1)` (zero and
+    /// subnormals, `e = 0`, included).
+    ///
+    /// From `SNAP_K`: `B ≤ 48G·(1+u)⁶·s²·Q` with `Q = fl(p_max + o_max)`
+    /// and `s = fl(Q·|D|)`, so `B ≤ 48G·(1+u)¹¹·(p_max + o_max)³·D²`, and
+    /// `48G·(1+u)¹¹ ≈ 3.2e-14 < 2⁻⁴³ ≈ 1.1e-13`. With `M` the larger
+    /// unbiased exponent of `p_max` and `o_max` and `E` that of `d_max`,
+    /// `p_max + o_max < 2^(M+2)` and `D² = d_max² < 2^(2E+2)` (`D` is the
+    /// dominant component), so `B < 2^(3M + 2E − 35)`. A `num` whose
+    /// exponent is at least that has `|num| ≥ 2^(3M + 2E − 35) > B`: no
+    /// snap. In biased exponents (`f32`: 127, `f64`: 1023) the bound is
+    /// `3·M_b + 2·E_b + 353`, `≤ 1628`. A zero or subnormal `num`
+    /// (exponent field 0) always takes the exact test; an infinite or NaN
+    /// one (2047) never does, as in `t_numerator_is_zero`.
+    #[inline(always)]
+    fn snap_exponent(o_max: u32, p_max: u32, d_max: u32) -> u64 {
+        3 * u64::from(o_max.max(p_max)) + 2 * u64::from(d_max) + 353
+    }
+
+    /// The edge functions and what follows from them, as both kernels form
+    /// them: `u = [U, 0]`, `vw = [V, W]`, `det = (U + V) + W` and `num =
+    /// (U·qa_z + V·qb_z) + W·qc_z` in lane 0 (`ShearedRay::intersect_candidate`).
+    struct Edges {
+        u: __m128d,
+        vw: __m128d,
+        det: __m128d,
+        num: __m128d,
+    }
+
+    /// The rest of `ShearedRay::intersect_candidate` after the snap, for
+    /// both kernels: `t`, the weights, the sign and range tests. `dz` is
+    /// `[D, D]`.
+    #[inline(always)]
+    unsafe fn finish(
+        e: Edges,
+        dz: __m128d,
+        range: Interval,
+        mirrored: bool,
+        cull: bool,
+    ) -> (bool, TriangleHit, [f64; 2]) {
+        let Edges { u, vw, det, num } = e;
+        let zero = _mm_setzero_pd();
+        // 1/det and 1/D in one division; t = (num·(1/det))·(1/D).
+        let inv = _mm_div_pd(_mm_set1_pd(1.0), _mm_unpacklo_pd(det, dz));
+        let t64 = _mm_mul_sd(_mm_mul_sd(num, inv), _mm_unpackhi_pd(inv, inv));
+        let t = _mm_cvtsd_ss(_mm_setzero_ps(), t64);
+        let uv64 = _mm_mul_pd(vw, _mm_unpacklo_pd(inv, inv));
+        let uv = _mm_cvtpd_ps(uv64);
+        // Signs. `intersect_candidate` keeps `front | (back & !cull)`
+        // with `front = P & !f | N & f`, `back = N & !f | P & f`, where
+        // `P` is "all ≥ 0", `N` "all ≤ 0" and `f` its flip (`D < 0`,
+        // exchanged again when `mirrored`): that is `P & !(f & cull) | N
+        // & !(!f & cull)`. With `u = [U, 0]`, `vw = [V, W]`: `P` is both
+        // lanes of `min(u, vw)` ≥ 0, `N` both of `max(u, vw)` ≤ 0 (the 0
+        // changes neither). A NaN anywhere reaches `t` (see
+        // `intersect_candidate`), so how these treat it does not matter.
+        let p2 = _mm_cmple_pd(zero, _mm_min_pd(u, vw));
+        let n2 = _mm_cmple_pd(_mm_max_pd(u, vw), zero);
+        let p_n = _mm_and_pd(_mm_unpacklo_pd(p2, n2), _mm_unpackhi_pd(p2, n2));
+        let f = _mm_cmplt_pd(dz, zero);
+        let mask = |b: bool| _mm_castsi128_pd(_mm_set1_epi64x(-i64::from(b)));
+        let (mirror, cull) = (mask(mirrored), mask(cull));
+        // `[f & cull, !f & cull]` as `(f & cull) ^ ([m, !m] & cull)`,
+        // with `f` the flip before `mirrored` (`D < 0`).
+        let m_cull = _mm_and_pd(_mm_unpacklo_pd(mirror, _mm_xor_pd(mirror, mask(true))), cull);
+        let refused = _mm_xor_pd(_mm_and_pd(f, cull), m_cull);
+        let side = _mm_andnot_pd(refused, p_n);
+        let side = _mm_castpd_ps(_mm_or_pd(side, _mm_unpackhi_pd(side, side)));
+        // `det`'s sign bit in `intersect`'s orientation (`front_face`):
+        // `det` with every bit flipped when flipped (`f ^ mirror`), of
+        // which only the sign bit is read.
+        let det_f = _mm_xor_pd(det, _mm_xor_pd(f, mirror));
+        // `t` in the range and finite (this also refuses `det == 0` and
+        // a non-finite `det`, see `intersect_candidate`), as lane masks
+        // anded with the side's: one `movmskps` decides. `min ≤ t ≤ max`
+        // and `|t| < ∞` is `max(−MAX, min) ≤ t ≤ min(MAX, max)` (a finite
+        // `t` is within `±MAX`, an infinite one outside), the operands
+        // ordered so that a NaN end stays NaN (`maxss`/`minss` return the
+        // second operand then) and refuses every `t`.
+        let lo = _mm_max_ss(_mm_set_ss(-f32::MAX), _mm_set_ss(range.min));
+        let hi = _mm_min_ss(_mm_set_ss(f32::MAX), _mm_set_ss(range.max));
+        let in_range = _mm_and_ps(_mm_cmple_ss(lo, t), _mm_cmple_ss(t, hi));
+        let ok = _mm_movemask_ps(_mm_and_ps(in_range, side)) & 1 != 0;
+        let hit = TriangleHit {
+            t: _mm_cvtss_f32(t),
+            u: _mm_cvtss_f32(uv),
+            v: _mm_cvtss_f32(_mm_shuffle_ps::<1>(uv, uv)),
+            // `det > 0` (not flipped) or `det < 0` (flipped); on a hit
+            // `det` is finite and not 0, so the sign bit tells.
+            front_face: _mm_movemask_pd(det_f) & 1 == 0,
+        };
+        (ok, hit, [_mm_cvtsd_f64(uv64), _mm_cvtsd_f64(_mm_unpackhi_pd(uv64, uv64))])
     }
 
     /// `num`, or 0 when `t_numerator_is_zero` says so: its operations, on
@@ -792,7 +998,7 @@ mod sse2 {
     /// as a call would make the caller keep its registers in memory.
     #[cold]
     #[inline(always)]
-    fn exact_snap(num: __m128d, det: __m128d, xy: [__m128d; 4], z: [__m128d; 2]) -> __m128d {
+    fn exact_snap(num: __m128d, det: __m128d, xy: [__m128d; 4], z: [__m128d; 3]) -> __m128d {
         // SAFETY: SSE2 is part of the x86_64 baseline.
         unsafe {
             let abs_mask = _mm_castsi128_pd(_mm_set1_epi64x(i64::MAX));
@@ -800,7 +1006,7 @@ mod sse2 {
             let hmax = |x: __m128d| _mm_max_sd(x, _mm_unpackhi_pd(x, x));
             let [x0, x1, y0, y1] = xy;
             let m = hmax(_mm_max_pd(_mm_max_pd(abs(x0), abs(x1)), _mm_max_pd(abs(y0), abs(y1))));
-            let z = hmax(_mm_max_pd(abs(z[0]), abs(z[1])));
+            let z = hmax(_mm_max_pd(_mm_max_pd(abs(z[0]), abs(z[1])), abs(z[2])));
             let six_mm = _mm_mul_sd(_mm_mul_sd(_mm_set_sd(6.0), m), m);
             let bound = _mm_mul_sd(_mm_mul_sd(_mm_set_sd(super::GAMMA12), _mm_add_sd(abs(det), six_mm)), z);
             _mm_andnot_pd(_mm_cmplt_sd(abs(num), bound), num)
@@ -823,16 +1029,23 @@ mod sse2 {
     /// `movmskps` reads directly — two subtractions, one cycle each.
     #[inline(always)]
     unsafe fn axis_offsets(d: __m128) -> [usize; 3] {
-        // Bit 0 (lane 0) is ignored: kz = 0 if bit 1 is clear, else 1 if
-        // bit 2 is, else 2.
-        const KZ: [u8; 16] = [0, 0, 1, 1, 0, 0, 2, 2, 0, 0, 1, 1, 0, 0, 2, 2];
         const OFFSETS: [[u8; 16]; 3] = [const_offsets(KZ, 1), const_offsets(KZ, 2), const_offsets(KZ, 0)];
+        let m = axis_mask(d);
+        let [x, y, z] = &OFFSETS;
+        [usize::from(x[m]), usize::from(y[m]), usize::from(z[m])]
+    }
+
+    /// `kz` by the mask of [`axis_mask`]. Bit 0 (lane 0) is ignored: kz =
+    /// 0 if bit 1 is clear, else 1 if bit 2 is, else 2.
+    const KZ: [u8; 16] = [0, 0, 1, 1, 0, 0, 2, 2, 0, 0, 1, 1, 0, 0, 2, 2];
+
+    /// The lane compares of [`axis_offsets`] as a 4-bit mask.
+    #[inline(always)]
+    unsafe fn axis_mask(d: __m128) -> usize {
         let e = _mm_and_si128(_mm_castps_si128(d), _mm_set1_epi32(i32::MAX));
         let lt1 = _mm_sub_epi32(e, _mm_shuffle_epi32::<0b01_11_10_00>(e));
         let lt2 = _mm_sub_epi32(e, _mm_shuffle_epi32::<0b10_01_11_00>(e));
-        let m = (_mm_movemask_ps(_mm_castsi128_ps(_mm_or_si128(lt1, lt2))) & 15) as usize;
-        let [x, y, z] = &OFFSETS;
-        [usize::from(x[m]), usize::from(y[m]), usize::from(z[m])]
+        (_mm_movemask_ps(_mm_castsi128_ps(_mm_or_si128(lt1, lt2))) & 15) as usize
     }
 
     /// `16·((kz + j) mod 3)` for each `kz` of the table.
@@ -1135,6 +1348,25 @@ mod tests {
         bits(t + 0.0, u + 0.0, v + 0.0, front)
     }
 
+    /// A triangle and ray of the adversarial battery: half the cases on a 1/8
+    /// grid throughout (edges, vertices and the triangle's plane are met
+    /// exactly), some with a through-edge or far origin.
+    fn adversarial_case(
+        [a, b, c, o, d]: [Vec3; 5],
+        grid: [i32; 9],
+        use_grid: u8,
+        cull: bool,
+    ) -> (Triangle, Ray) {
+        let g = |i: usize| vec3(grid[3 * i] as f32, grid[3 * i + 1] as f32, grid[3 * i + 2] as f32) / 8.0;
+        let on_grid = Triangle { a: g(0), b: g(1), c: g(2), cull_back_faces: cull };
+        match use_grid {
+            0 => (on_grid, Ray::new(o, d)),
+            1 => (on_grid, Ray::new(g(0) + (g(1) - g(0)) * 0.5 - d, d)),
+            2 => (Triangle { a, b, c, cull_back_faces: cull }, Ray::new(o, d)),
+            _ => (on_grid, Ray::new(o * 1e7, g(2) - o * 1e7)),
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 20_000, rng_seed: proptest::test_runner::RngSeed::Fixed(29), ..ProptestConfig::default() })]
 
@@ -1156,16 +1388,7 @@ mod tests {
             grid in proptest::array::uniform9(-16i32..16), use_grid in 0u8..4, cull in any::<bool>(),
             lo in wild(), len in wild(),
         ) {
-            // Half the cases on a 1/8 grid throughout (edges, vertices and
-            // the triangle's plane are met exactly), some with a far or
-            // through-vertex origin.
-            let g = |i: usize| vec3(grid[3 * i] as f32, grid[3 * i + 1] as f32, grid[3 * i + 2] as f32) / 8.0;
-            let (tri, ray) = match use_grid {
-                0 => (Triangle { a: g(0), b: g(1), c: g(2), cull_back_faces: cull }, Ray::new(o, d)),
-                1 => (Triangle { a: g(0), b: g(1), c: g(2), cull_back_faces: cull }, Ray::new(g(0) + (g(1) - g(0)) * 0.5 - d, d)),
-                2 => (Triangle { a, b, c, cull_back_faces: cull }, Ray::new(o, d)),
-                _ => (Triangle { a: g(0), b: g(1), c: g(2), cull_back_faces: cull }, Ray::new(o * 1e7, g(2) - o * 1e7)),
-            };
+            let (tri, ray) = adversarial_case([a, b, c, o, d], grid, use_grid, cull);
             let range = Interval::new(lo, lo + len.abs());
             let want = ray_triangle(&ray, tri.a, tri.b, tri.c, range, cull);
             let (sr, flip) = ShearedRay::new_cyclic(&ray);
@@ -1180,6 +1403,37 @@ mod tests {
                 prop_assert_eq!(got, bits(was.t, was.u, was.v, was.front_face), "{:?} {:?}", tri, ray);
                 prop_assert_eq!(values(h.t, uv.x, uv.y, h.front_face), values(w.t, w.u, w.v, w.front_face));
                 prop_assert!(h.t.is_finite() && h.point.is_finite() && h.normal.is_finite(), "{:?}", h);
+            }
+        }
+
+        /// The placed triangle's kernel (`Placed`, from its vertex layout;
+        /// SSE2 on x86_64) on the adversarial input above, mirrored
+        /// or not: bit for bit the single-triangle kernel
+        /// (`Triangle::candidate`) — hit or miss, `t`, `u`, `v`,
+        /// `front_face` and the f64 weights, signed zeros included — and
+        /// on a hit the same `Hit` (point, normal, `uv`).
+        #[test]
+        fn placed_kernel_equals_the_triangle_kernel_bit_for_bit(
+            a in wild_vec(), b in wild_vec(), c in wild_vec(), o in wild_vec(), d in wild_vec(),
+            grid in proptest::array::uniform9(-16i32..16), use_grid in 0u8..4, cull in any::<bool>(),
+            mirrored in any::<bool>(), lo in wild(), len in wild(),
+        ) {
+            let (tri, ray) = adversarial_case([a, b, c, o, d], grid, use_grid, cull);
+            let range = Interval::new(lo, lo + len.abs());
+            let placed = Placed::new(tri, mirrored);
+            let (ok, h, [u, v]) = placed.candidate(&ray, range);
+            let (want_ok, w, [wu, wv]) = tri.candidate(&ray, range, mirrored);
+            prop_assert_eq!(ok, want_ok, "{:?} {:?} {:?}", tri, ray, range);
+            prop_assert_eq!(placed.hits(&ray, range), want_ok);
+            if ok {
+                prop_assert_eq!(bits(h.t, h.u, h.v, h.front_face), bits(w.t, w.u, w.v, w.front_face), "{:?} {:?}", tri, ray);
+                prop_assert_eq!((u.to_bits(), v.to_bits()), (wu.to_bits(), wv.to_bits()));
+                let (got, want) = (placed.cast_candidate(&ray, range).1, tri.hit_candidate(&ray, range, mirrored).1);
+                prop_assert_eq!(
+                    (got.point.to_array().map(f32::to_bits), got.normal.to_array().map(f32::to_bits)),
+                    (want.point.to_array().map(f32::to_bits), want.normal.to_array().map(f32::to_bits))
+                );
+                prop_assert_eq!((got.uv, got.part, got.front_face), (want.uv, want.part, want.front_face));
             }
         }
 
