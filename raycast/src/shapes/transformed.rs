@@ -34,7 +34,8 @@
 //! radius `s·r` (`Capsule::placed`, [`RayCast::as_capsule`]: its kernel is
 //! written for free end points, so it runs unchanged on the world ray and
 //! gives the world point and normal; `cast` 1.3× faster than through both
-//! maps). These world forms are made once, when the placement is set, and
+//! maps; for a `Transformed<Capsule>`, not a `Transformed<Shape>`, see
+//! `Shape::as_capsule`). These world forms are made once, when the placement is set, and
 //! kept (`World`, 56 bytes, the capsule's boxed): formed per query, the
 //! plane's cost two matrix products (~8% of a plane cast).
 
@@ -120,7 +121,9 @@ enum World {
     Plane(Plane),
     Triangle(crate::shapes::triangle::Placed),
     /// Boxed: a capsule's kernel data (176 bytes) would triple `World`
-    /// for every other shape; the one extra load is off the ray's path.
+    /// for every other shape. The extra load is off the ray's path when the
+    /// box is in cache; a scene's `Shape` does not take this form (see
+    /// `Shape::as_capsule`).
     Capsule(Box<Capsule>),
 }
 
