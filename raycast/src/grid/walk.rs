@@ -636,6 +636,18 @@ impl<const N: usize> GridWalk<N> {
     /// steps, more than the `3·2^30` any walk within [`CELL_LIMIT`] can take.
     #[inline(always)]
     pub(crate) fn drive(&mut self, mut visit: impl FnMut(u8, f64, [i32; N]) -> Flow) -> Flow {
+        self.drive_hot((), |(), axes, t, h| ((), visit(axes, t, h.cell()))).1
+    }
+
+    /// [`GridWalk::drive`] with the packed state itself given to `visit`
+    /// (its cell, and its times for the exit of the cell entered), and an
+    /// accumulator `acc` passed through every call and returned.
+    #[inline(always)]
+    fn drive_hot<A>(
+        &mut self,
+        mut acc: A,
+        mut visit: impl FnMut(A, u8, f64, &Hot<N>) -> (A, Flow),
+    ) -> (A, Flow) {
         let k = Consts::new(&self.dt, &self.step);
         let mut h = Hot::new(&self.tn, &self.cell);
         let mut left = self.fast_left;
@@ -651,16 +663,17 @@ impl<const N: usize> GridWalk<N> {
                 (self.cell, self.tn, self.fast_left) = (h.cell(), h.times(), left);
                 (axes, t) = self.advance_slow();
                 if axes == 0 {
-                    return Flow::End;
+                    return (acc, Flow::End);
                 }
                 h = Hot::new(&self.tn, &self.cell);
                 left = self.fast_left;
                 (tol, end) = (self.tol_fix, self.t_fast_end);
             }
-            let flow = visit(axes, t, h.cell());
+            let flow;
+            (acc, flow) = visit(acc, axes, t, &h);
             if flow != Flow::Go {
                 (self.cell, self.tn, self.fast_left) = (h.cell(), h.times(), left);
-                return flow;
+                return (acc, flow);
             }
         }
     }
@@ -716,14 +729,7 @@ impl<const N: usize> GridWalk<N> {
     /// [`GridWalk::try_fast`]), clamped to the walk's range.
     #[inline(always)]
     pub(crate) fn step_t(&self, t: f64) -> f32 {
-        // Plain compares (t is never NaN here): two instructions, no panic path.
-        let t = t as f32;
-        let t = if t < self.t_min { self.t_min } else { t };
-        if t > self.t_max {
-            self.t_max
-        } else {
-            t
-        }
+        clamp_step_t(t, self.t_min, self.t_max)
     }
 
     /// The step [`GridWalk::try_fast`] just made (`axes = 0`: the start step).
@@ -1124,6 +1130,19 @@ fn fmax(a: f64, b: f64) -> f64 {
     }
 }
 
+/// `t` rounded to `f32` and clamped to `[t_min, t_max]` ([`GridWalk::step_t`]).
+#[inline(always)]
+fn clamp_step_t(t: f64, t_min: f32, t_max: f32) -> f32 {
+    // Plain compares (t is never NaN here): two instructions, no panic path.
+    let t = t as f32;
+    let t = if t < t_min { t_min } else { t };
+    if t > t_max {
+        t_max
+    } else {
+        t
+    }
+}
+
 /// `min(a, b)` without the NaN handling of `f64::min` (the walk's times
 /// are never NaN: finite or `+∞`), so it is one `minsd`.
 #[inline(always)]
@@ -1169,39 +1188,15 @@ impl<const N: usize> Iterator for GridWalk<N> {
             }
             acc = f(acc, self.make_step(0, self.t_min));
         }
-        let k = Consts::new(&self.dt, &self.step);
-        let mut h = Hot::new(&self.tn, &self.cell);
-        let mut left = self.fast_left;
-        let (mut tol, mut end) = (self.tol_fix, self.t_fast_end);
-        let t_max = f64::from(self.t_max);
-        loop {
-            let (next, sel, m, gap) = h.step(&k);
-            let (axes, t);
-            if gap > tol && m < end && left != 0 {
-                h = next;
-                left -= 1;
-                (axes, t) = (sel, m);
-            } else {
-                (self.cell, self.tn, self.fast_left) = (h.cell(), h.times(), left);
-                (axes, t) = self.advance_slow();
-                if axes == 0 {
-                    return acc;
-                }
-                h = Hot::new(&self.tn, &self.cell);
-                left = self.fast_left;
-                (tol, end) = (self.tol_fix, self.t_fast_end);
-            }
+        let (t_min, t_max, neg) = (self.t_min, self.t_max, self.neg);
+        self.drive_hot(acc, |acc, axes, t, h| {
             // As `make_step(axes, step_t(t))`, from the registers.
-            let t = self.step_t(t);
-            let times = h.times();
-            let mut e = t_max;
-            for x in times {
-                e = fmin(e, x);
-            }
-            let e = e as f32;
+            let t = clamp_step_t(t, t_min, t_max);
+            let e = h.times().into_iter().fold(f64::from(t_max), fmin) as f32;
             let t_exit = if e < t { t } else { e };
-            acc = f(acc, Step { t, t_exit, cell: h.cell(), axes, neg: self.neg });
-        }
+            (f(acc, Step { t, t_exit, cell: h.cell(), axes, neg }), Flow::Go)
+        })
+        .0
     }
 }
 
