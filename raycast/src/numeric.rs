@@ -256,6 +256,52 @@ pub fn next_down(x: f32) -> f32 {
     -next_up(-x)
 }
 
+/// The ends `(lo, hi)` of `range` as bounds on an `f64` before its rounding
+/// to `f32`: `lo <= x <= hi` exactly when `x as f32` is finite and lies in
+/// `[range.min, range.max]` (false for a NaN `x` or a NaN end). A kernel
+/// that computes `t` in `f64` can then test the range without waiting for
+/// the conversion, and still decide as the `f32` test does, bit for bit.
+///
+/// Rounding to nearest is monotonic, so `{x : fl(x) >= m}` is `{x >= θ}`.
+/// For an `f32` `m` with `f32` neighbour `p` below it, `x` rounds to `m` or
+/// above when it is above the midpoint `(p + m)/2`, and at the midpoint
+/// itself when the tie goes to `m`, that is when `m`'s last mantissa bit is
+/// 0 (ties to even); otherwise `θ` is the next `f64` above the midpoint.
+/// The midpoint has at most 25 significant bits: exact in `f64`. Below
+/// `−f32::MAX` the neighbour is `−2^128` (what rounds beyond it is `−∞`,
+/// and the tie goes to the infinity): the clamp of `min` to `−f32::MAX`
+/// makes the test refuse what rounds to `−∞`. The upper end mirrors this.
+#[inline(always)]
+pub(crate) fn rounding_bounds(range: crate::Interval) -> (f64, f64) {
+    // NaN fails both comparisons and stays NaN (an empty range).
+    let min = if range.min < -f32::MAX { -f32::MAX } else { range.min };
+    let max = if range.max > f32::MAX { f32::MAX } else { range.max };
+    let beyond = 2f64.powi(128);
+    let below = if min == -f32::MAX { -beyond } else { f64::from(next_down(min)) };
+    let above = if max == f32::MAX { beyond } else { f64::from(next_up(max)) };
+    let lo_mid = (below + f64::from(min)) * 0.5;
+    let hi_mid = (f64::from(max) + above) * 0.5;
+    let lo = if min.to_bits() & 1 == 0 { lo_mid } else { next_f64(lo_mid, true) };
+    let hi = if max.to_bits() & 1 == 0 { hi_mid } else { next_f64(hi_mid, false) };
+    (lo, hi)
+}
+
+/// The next `f64` after `x` towards `+∞` (`up`) or `−∞`; `x` itself when
+/// it is infinite or NaN.
+#[inline(always)]
+fn next_f64(x: f64, up: bool) -> f64 {
+    if !x.is_finite() {
+        return x;
+    }
+    if x == 0.0 {
+        let tiny = f64::from_bits(1);
+        return if up { tiny } else { -tiny };
+    }
+    // Away from zero adds one to the bits (same sign), towards zero subtracts.
+    let away = (x > 0.0) == up;
+    f64::from_bits(if away { x.to_bits() + 1 } else { x.to_bits() - 1 })
+}
+
 /// A per-ray condition as an SSE2 lane mask (all ones or all zeros), for
 /// the branch-free kernel.
 ///
@@ -528,5 +574,65 @@ mod tests {
         assert_eq!(next_down(next_up(1.0)), 1.0);
         assert!(next_up(0.0) > 0.0 && next_down(0.0) < 0.0);
         assert_eq!(next_up(-f32::MIN_POSITIVE), -f32::from_bits(f32::MIN_POSITIVE.to_bits() - 1));
+    }
+    /// `rounding_bounds` against the `f32` test it replaces, on the `f64`
+    /// values around each bound (the bound, its neighbours, the midpoints
+    /// themselves) and ends of every kind: zeros, subnormals, binade edges,
+    /// odd and even mantissas, `±f32::MAX`, infinities, NaN.
+    #[test]
+    fn rounding_bounds_decide_as_the_f32_test() {
+        let mut ends = vec![
+            0.0f32,
+            -0.0,
+            1.0,
+            -1.0,
+            1.5,
+            3.0,
+            f32::MAX,
+            -f32::MAX,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            f32::MIN_POSITIVE,
+            -f32::MIN_POSITIVE,
+            f32::from_bits(1),
+            -f32::from_bits(1),
+            f32::from_bits(2),
+            16777216.0,
+            1e-30,
+            -7.25e12,
+        ];
+        for e in ends.clone() {
+            ends.extend([next_up(e), next_down(e)]);
+        }
+        let probe = |x: f64| {
+            let mut v = vec![x, next_f64(x, true), next_f64(x, false)];
+            if x == 0.0 {
+                v.extend([f64::from_bits(1), -f64::from_bits(1)]);
+            }
+            v
+        };
+        let mut xs = vec![0.0f64, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 2f64.powi(128)];
+        for &e in &ends {
+            let e64 = f64::from(e);
+            xs.extend(probe(e64));
+            for n in [f64::from(next_up(e)), f64::from(next_down(e))] {
+                xs.extend(probe((e64 + n) * 0.5));
+            }
+        }
+        for &min in &ends {
+            for &max in &ends {
+                let (lo, hi) = rounding_bounds(crate::Interval::new(min, max));
+                for &x in &xs {
+                    let t = x as f32;
+                    let want = t.is_finite() && min <= t && t <= max;
+                    assert_eq!(
+                        lo <= x && x <= hi,
+                        want,
+                        "x {x:e} in [{min:e}, {max:e}]: bounds {lo:e} {hi:e}"
+                    );
+                }
+            }
+        }
     }
 }
