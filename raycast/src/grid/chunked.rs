@@ -24,7 +24,7 @@
 //! rounding of each other they stop before it and the exact cell walk takes
 //! it, so edges and corners of chunks and bricks come out as in the plain walk.
 
-use super::voxels::{hit_in, start_cast, CastStart, VoxelHit};
+use super::voxels::{best_compiled, hit_in, start_cast, CastStart, VoxelHit};
 use super::walk::Flow;
 use super::walk::{GridWalk, Step, CELL_LIMIT};
 use super::Grid;
@@ -228,13 +228,24 @@ impl ChunkedVoxels {
     }
 
     /// The first solid cell along `ray` within `range`.
+    #[inline]
     pub fn cast_cell(&self, ray: &Ray, range: Interval) -> Option<VoxelHit> {
+        best_compiled(
+            #[inline(always)]
+            || self.cast_cell_any(ray, range),
+        )
+    }
+
+    /// [`ChunkedVoxels::cast_cell`] for any CPU.
+    #[inline(always)]
+    fn cast_cell_any(&self, ray: &Ray, range: Interval) -> Option<VoxelHit> {
         if self.count == 0 {
             return None;
         }
         let lo_cell = self.lo << CHUNK_BITS as i32;
         let hi_cell = (self.hi << CHUNK_BITS as i32) + (CHUNK_SIZE - 1);
-        let mut w = GridWalk::<3>::in_box(&self.grid, ray, range, lo_cell.to_array(), hi_cell.to_array());
+        let mut w = GridWalk::<3>::for_ray(&self.grid, ray, range);
+        w.in_box(ray, range, lo_cell.to_array(), hi_cell.to_array());
         match start_cast(&w, |c| self.get(c)) {
             CastStart::Walk => {}
             CastStart::Inside(hit) => return Some(hit),
@@ -247,40 +258,45 @@ impl ChunkedVoxels {
         let mut empty_run = 0u32;
         let mut level = 0u32;
         loop {
-            let flow = w.drive(|axes, t, cell| {
-                if axes & axes.wrapping_sub(1) != 0 {
-                    // An edge or corner group: test its cells in step order.
-                    empty_run = 0;
-                    if hit_in(&Step::from_parts(cell, axes, neg, 0.0), |c| self.get(IVec3::from_array(c)))
-                        .is_some()
-                    {
+            // Inlined at both calls of `drive` (fast and slow steps).
+            let flow = w.drive(
+                [0; 3],
+                #[inline(always)]
+                |axes, t, cell, one| {
+                    if !one && axes & axes.wrapping_sub(1) != 0 {
+                        // An edge or corner group: test its cells in step order.
+                        empty_run = 0;
+                        if hit_in(&Step::from_parts(cell, axes, neg, 0.0), |c| self.get(IVec3::from_array(c)))
+                            .is_some()
+                        {
+                            found = (axes, t, cell);
+                            return Flow::Stop;
+                        }
+                        return Flow::Go;
+                    }
+                    let (key, wi, b) = split(cell);
+                    if key != cached.0 {
+                        cached = (key, self.chunks.get(&key).map(|c| &**c));
+                    }
+                    let Some(chunk) = cached.1 else {
+                        // An absent chunk: walk the chunk grid at once.
+                        level = CHUNK_BITS;
+                        return Flow::Skip;
+                    };
+                    let word = chunk.bits[wi];
+                    if word >> b & 1 != 0 {
                         found = (axes, t, cell);
                         return Flow::Stop;
                     }
-                    return Flow::Go;
-                }
-                let (key, wi, b) = split(cell);
-                if key != cached.0 {
-                    cached = (key, self.chunks.get(&key).map(|c| &**c));
-                }
-                let Some(chunk) = cached.1 else {
-                    // An absent chunk: walk the chunk grid at once.
-                    level = CHUNK_BITS;
-                    return Flow::Skip;
-                };
-                let word = chunk.bits[wi];
-                if word >> b & 1 != 0 {
-                    found = (axes, t, cell);
-                    return Flow::Stop;
-                }
-                empty_run = if word == 0 { empty_run + 1 } else { 0 };
-                if empty_run >= SKIP_AFTER {
-                    empty_run = 0;
-                    level = 2;
-                    return Flow::Skip;
-                }
-                Flow::Go
-            });
+                    empty_run = if word == 0 { empty_run + 1 } else { 0 };
+                    if empty_run >= SKIP_AFTER {
+                        empty_run = 0;
+                        level = 2;
+                        return Flow::Skip;
+                    }
+                    Flow::Go
+                },
+            );
             let more = match flow {
                 Flow::Skip if level == CHUNK_BITS => {
                     w.skip_empty::<CHUNK_BITS>([0; 3], |k| !self.chunks.contains_key(&IVec3::from_array(k)))

@@ -16,8 +16,13 @@
 //! ([`GridWalk::skip_empty`], exact) until a non-empty brick. The answer
 //! follows [`first_solid`](super::first_solid): the first solid cell, where
 //! and through which face the ray enters it.
+//!
+//! On x86_64 CPUs with AVX the cast runs a copy of itself compiled for AVX
+//! (chosen at run time): the same operations in VEX encoding, whose
+//! three-operand forms spare the register copies of the SSE2 step. No fused
+//! multiply–add is enabled, so every result is bit for bit the same.
 
-use super::voxels::{hit_in, start_cast, CastStart, VoxelHit};
+use super::voxels::{best_compiled, hit_in, start_cast, CastStart, VoxelHit};
 use super::walk::{Flow, GridWalk, Step, CELL_LIMIT};
 use super::Grid;
 use crate::shapes::RayCast;
@@ -53,6 +58,16 @@ pub struct VoxelVolume {
     /// One word per brick (module docs).
     bits: Vec<u64>,
     count: usize,
+}
+
+/// The state [`VoxelVolume::cast_cell`] carries from step to step (see there).
+#[derive(Clone, Copy)]
+struct Walk {
+    brick: [u32; 3],
+    word: u64,
+    last: u32,
+    empty_run: u32,
+    found: (u8, f64, [i32; 3]),
 }
 
 /// Empty bricks entered in a row before walking the brick grid. Measured
@@ -212,12 +227,23 @@ impl VoxelVolume {
     }
 
     /// The first solid cell along `ray` within `range`.
+    #[inline]
     pub fn cast_cell(&self, ray: &Ray, range: Interval) -> Option<VoxelHit> {
+        best_compiled(
+            #[inline(always)]
+            || self.cast_cell_any(ray, range),
+        )
+    }
+
+    /// [`VoxelVolume::cast_cell`] for any CPU.
+    #[inline(always)]
+    fn cast_cell_any(&self, ray: &Ray, range: Interval) -> Option<VoxelHit> {
         if self.count == 0 {
             return None;
         }
         let hi = self.min_cell + self.dims.as_ivec3() - 1;
-        let mut w = GridWalk::<3>::in_box(&self.grid, ray, range, self.min_cell.to_array(), hi.to_array());
+        let mut w = GridWalk::<3>::for_ray(&self.grid, ray, range);
+        w.in_box(ray, range, self.min_cell.to_array(), hi.to_array());
         match start_cast(&w, |c| self.get(c)) {
             CastStart::Walk => {}
             CastStart::Inside(hit) => return Some(hit),
@@ -225,43 +251,65 @@ impl VoxelVolume {
         }
         let base = self.min_cell.to_array();
         let neg = w.neg_bits();
-        let mut found = (0u8, 0.0f64, [0i32; 3]);
-        let mut empty_run = 0u32;
-        // The brick of the last single-axis step (offsets from `min_cell`,
-        // shifted by 2) and its word, so that a step within the brick only
-        // tests a bit (no index computation, no load).
-        let mut brick = [u32::MAX; 3];
-        let mut word = 0u64;
+        let abs = move |r: [i32; 3]| std::array::from_fn(|a| r[a].wrapping_add(base[a]));
+        // The cell's bit in its brick with the 2-bit field of each axis the
+        // walk goes down on inverted (`f ↦ 3 − f`): a single-axis step then
+        // adds 1 to the field of its axis and leaves the others, so that
+        // this value grows (by 4^a) on a step within the brick and falls (by
+        // 3·4^a) when the field wraps 3 → 0, i.e. when the step enters
+        // another brick.
+        let flip = (0..3).fold(0u32, |f, a| f | (u32::from(neg >> a & 1) * (3 << (2 * a))));
+        // Carried from step to step (in registers, see
+        // `GridWalk::drive_with`): the brick of the last single-axis step
+        // (offsets from `min_cell`, shifted by 2) and its word, so that a
+        // step within the brick only tests a bit (no index computation, no
+        // load); `last`, that step's flipped bit, `u32::MAX` after a step of
+        // several axes or a skip (the brick is then compared); the run of
+        // empty bricks entered; and the hit (axes, t, cell).
+        let mut st =
+            Walk { brick: [u32::MAX; 3], word: 0, last: u32::MAX, empty_run: 0, found: (0, 0.0, [0; 3]) };
         loop {
-            let flow = w.drive(|axes, t, cell| {
-                if axes & axes.wrapping_sub(1) == 0 {
-                    // One axis: only the main cell is new. Wrapping offsets:
-                    // cells below `min_cell` become huge, outside the bricks.
-                    let r = [0, 1, 2].map(|a| cell[a].wrapping_sub(base[a]) as u32);
-                    let b = r.map(|x| x >> 2);
-                    if b != brick {
-                        brick = b;
-                        word = self.brick_word(b);
-                        empty_run = if word == 0 { empty_run + 1 } else { 0 };
-                        if empty_run >= SKIP_AFTER {
-                            empty_run = 0;
-                            return Flow::Skip;
+            // Cells relative to `min_cell` (wrapping: cells below it become
+            // huge, outside the bricks).
+            let flow;
+            (st, flow) = w.drive_with(st, base, move |mut st, axes, t, h, one| {
+                if one || axes & axes.wrapping_sub(1) == 0 {
+                    // One axis: only the main cell is new.
+                    let bit = h.low2();
+                    let fb = bit ^ flip;
+                    // `fb ≥ last`: the step stayed in the brick of the last
+                    // single-axis step, `st.brick`; otherwise compare.
+                    if fb < st.last {
+                        let b = h.cell().map(|x| x as u32 >> 2);
+                        if b != st.brick {
+                            st.brick = b;
+                            st.word = self.brick_word(b);
+                            st.empty_run = if st.word == 0 { st.empty_run + 1 } else { 0 };
+                            if st.empty_run >= SKIP_AFTER {
+                                st.empty_run = 0;
+                                st.last = u32::MAX;
+                                return (st, Flow::Skip);
+                            }
                         }
                     }
-                    let bit = (r[0] & 3) | (r[1] & 3) << 2 | (r[2] & 3) << 4;
-                    if word >> bit & 1 != 0 {
-                        found = (axes, t, cell);
-                        return Flow::Stop;
+                    st.last = fb;
+                    if st.word >> bit & 1 != 0 {
+                        st.found = (axes, t, h.cell());
+                        return (st, Flow::Stop);
                     }
-                    Flow::Go
-                } else if hit_in(&Step::from_parts(cell, axes, neg, 0.0), |c| self.get(IVec3::from_array(c)))
-                    .is_some()
-                {
-                    found = (axes, t, cell);
-                    Flow::Stop
+                    (st, Flow::Go)
                 } else {
-                    empty_run = 0;
-                    Flow::Go
+                    st.last = u32::MAX;
+                    let rc = h.cell();
+                    if hit_in(&Step::from_parts(abs(rc), axes, neg, 0.0), |c| self.get(IVec3::from_array(c)))
+                        .is_some()
+                    {
+                        st.found = (axes, t, rc);
+                        (st, Flow::Stop)
+                    } else {
+                        st.empty_run = 0;
+                        (st, Flow::Go)
+                    }
                 }
             });
             match flow {
@@ -274,8 +322,8 @@ impl VoxelVolume {
                 _ => return None,
             }
         }
-        let (axes, t, cell) = found;
-        hit_in(&Step::from_parts(cell, axes, neg, w.step_t(t)), |c| self.get(IVec3::from_array(c)))
+        let (axes, t, rc) = st.found;
+        hit_in(&Step::from_parts(abs(rc), axes, neg, w.step_t(t)), |c| self.get(IVec3::from_array(c)))
     }
 }
 
@@ -354,6 +402,39 @@ mod tests {
         assert!(VoxelVolume::try_new(Vec3::ZERO, Vec3::ZERO, IVec3::ZERO, UVec3::ONE).is_err());
         assert!(VoxelVolume::try_new(Vec3::ONE, Vec3::ZERO, IVec3::splat(CELL_LIMIT - 1), UVec3::splat(2))
             .is_err());
+    }
+
+    /// The AVX copy of the cast (run by `cast_cell` on CPUs with AVX) and
+    /// the portable one give the same answers, ties included.
+    #[test]
+    fn compiled_copies_agree() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let cells: Vec<IVec3> =
+            (0..600).map(|_| ivec3(next(24) as i32 - 5, next(24) as i32 - 5, next(24) as i32 - 5)).collect();
+        let v = VoxelVolume::from_cells(vec3(1.0, 0.5, 2.0), vec3(0.25, 0.0, -1.0), cells).unwrap();
+        for k in 0..4000 {
+            // Lattice points and small integer directions (edges and
+            // corners) for half of the rays, arbitrary ones for the rest.
+            let mut c = |n: u64| next(n) as f32 - 8.0;
+            let (o, d) = if k % 2 == 0 {
+                (
+                    vec3(0.25 + c(36), c(18) * 0.5, -1.0 + 2.0 * c(18)),
+                    vec3(c(5) + 6.0, (c(5) + 6.0) * 0.5, 2.0 * (c(5) + 6.0)),
+                )
+            } else {
+                (vec3(c(40) + 0.37, c(40) * 0.71, c(40) * 1.3), vec3(c(17) + 0.1, c(17) * 0.3, c(17) - 0.2))
+            };
+            let ray = Ray::new(o, d);
+            for range in [Interval::FORWARD, Interval::new(-3.0, 7.5)] {
+                assert_eq!(v.cast_cell(&ray, range), v.cast_cell_any(&ray, range), "{ray:?} {range:?}");
+            }
+        }
     }
 
     #[test]

