@@ -63,6 +63,7 @@ pub use rayon;
 use crate::bvh::Bvh;
 use crate::shapes::{RayCast, Shape, Transformed};
 use crate::{Aabb, Affine3A, Hit, Ray, ShapeError, Vec3};
+use glam::Vec3A;
 
 /// Objects pending insertion below this count never trigger a rebuild.
 const REBUILD_MIN: usize = 16;
@@ -158,17 +159,27 @@ impl Cull {
 }
 
 /// A sphere around the shape in its own frame: tight for the round shapes,
-/// the box's half diagonal otherwise.
-fn local_sphere(shape: &Shape) -> (Vec3, f32) {
+/// the box's half diagonal otherwise. The centre is `None` when it is the
+/// local origin (most shapes), so that it maps to the translation with no
+/// product.
+///
+/// `√(r² + h²)` is within 2 ulp of the exact hypotenuse (three roundings, the
+/// square root halving the sum's), far inside the 2⁻¹⁶ that [`world_sphere`]
+/// adds; an overflow gives ∞, which keeps every line.
+fn local_sphere(shape: &Shape) -> (Option<Vec3>, f32) {
+    let hypot = |r: f32, h: f32| (r * r + h * h).sqrt();
     match shape {
-        Shape::Sphere(s) => (Vec3::ZERO, s.radius()),
-        Shape::Capsule(c) => (0.5 * (c.a() + c.b()), 0.5 * (c.b() - c.a()).length() + c.radius()),
-        Shape::Cylinder(c) => (Vec3::ZERO, c.radius().hypot(c.half_height())),
-        Shape::Cone(c) => (Vec3::ZERO, c.radius().hypot(c.half_height())),
-        Shape::Torus(t) => (Vec3::ZERO, t.major_radius() + t.minor_radius()),
+        Shape::Sphere(s) => (None, s.radius()),
+        // The box of a cuboid is centred on the origin: its half diagonal
+        // is the length of the half extents.
+        Shape::Cuboid(c) => (None, c.half_extents().length()),
+        Shape::Capsule(c) => (Some(0.5 * (c.a() + c.b())), 0.5 * (c.b() - c.a()).length() + c.radius()),
+        Shape::Cylinder(c) => (None, hypot(c.radius(), c.half_height())),
+        Shape::Cone(c) => (None, hypot(c.radius(), c.half_height())),
+        Shape::Torus(t) => (None, t.major_radius() + t.minor_radius()),
         _ => {
             let b = shape.local_bounds();
-            (b.center(), 0.5 * b.size().length())
+            (Some(b.center()), 0.5 * b.size().length())
         }
     }
 }
@@ -177,13 +188,24 @@ fn local_sphere(shape: &Shape) -> (Vec3, f32) {
 /// bound on the map's largest stretch. That stretch is `√λ_max(MᵀM)`, and
 /// any row sum of `|MᵀM|` bounds `λ_max` (Gershgorin); for a rotation times
 /// a scale it is exact. The radius is widened by 2⁻¹⁶ for the roundings.
+///
+/// `MᵀM` in lanes, from the rows `r₀, r₁, r₂` of `M` (the columns of `Mᵀ`):
+/// lane `i` of `Σₖ rₖ·rₖ` is `|Mᵢ|²` and lane `i` of `Σₖ rₖ·rₖ.yzx` is
+/// `Mᵢ·Mᵢ₊₁` (column `i` of `M`, indices mod 3), so row `i` of `|MᵀM|` sums
+/// to lane `i` of `diag + off + off.zxy`, `off` being the second sum's
+/// magnitudes.
 fn world_sphere(o: &SceneObject) -> (Vec3, f32) {
+    use glam::Vec3Swizzles;
     let m = o.placed.world_from_local();
     let (c, r) = local_sphere(o.placed.shape());
-    let g = m.matrix3.transpose() * m.matrix3;
-    let rows = [g.x_axis.abs(), g.y_axis.abs(), g.z_axis.abs()];
-    let lambda = rows.iter().map(|v| v.element_sum()).fold(0.0, f32::max);
-    (m.transform_point3(c), r * lambda.sqrt() * (1.0 + 1.0 / 65_536.0))
+    let rows = m.matrix3.transpose();
+    let (a, b, d) = (rows.x_axis, rows.y_axis, rows.z_axis);
+    let diag = a * a + b * b + d * d;
+    let off = (a * a.yzx() + b * b.yzx() + d * d.yzx()).abs();
+    let lambda = (diag + off + off.zxy()).max_element();
+    // `M·0 + t` is `t` (the map is finite).
+    let centre = c.map_or(m.translation.into(), |c| m.transform_point3(c));
+    (centre, r * lambda.sqrt() * (1.0 + 1.0 / 65_536.0))
 }
 
 /// Many placed shapes under one top-level BVH.
@@ -259,11 +281,22 @@ pub struct Scene {
 /// below any size that matters for culling. Empty and unbounded boxes are
 /// returned as they are.
 fn padded(b: Aabb) -> Aabb {
-    if !(b.min.is_finite() && b.max.is_finite()) || b.is_empty() {
-        return b;
+    let (lo, hi, _) = padded_corners(b.min.into(), b.max.into());
+    Aabb::new(lo.into(), hi.into())
+}
+
+/// [`padded`] on the corners in 4-lane vectors (the same lane-wise
+/// operations as on `Vec3`, so the same box), with whether the box is
+/// *bounded*: finite and not empty (`min ≤ max` on every axis; a NaN fails).
+fn padded_corners(lo: Vec3A, hi: Vec3A) -> (Vec3A, Vec3A, bool) {
+    if !(lo.is_finite_mask() & hi.is_finite_mask() & lo.cmple(hi)).all() {
+        return (lo, hi, false);
     }
-    let pad = (b.min.abs().max(b.max.abs()).max_element() + b.size().max_element()) * (1.0 / 1_048_576.0);
-    Aabb::new(b.min - pad, b.max + pad)
+    let pad = (lo.abs().max(hi.abs()).max_element() + (hi - lo).max_element()) * (1.0 / 1_048_576.0);
+    let (lo, hi) = (lo - pad, hi + pad);
+    // Still not empty (`pad ≥ 0`), but a box near `f32::MAX` may overflow
+    // to ∞ here, and is then unbounded.
+    (lo, hi, (lo.is_finite_mask() & hi.is_finite_mask()).all())
 }
 
 /// True for a box with infinite or NaN coordinates that is not the empty box.
@@ -387,9 +420,36 @@ impl Scene {
         let slot = &mut self.slots[i];
         let Some(object) = slot.object.as_mut() else { return Err(stale_key()) };
         object.placed.set_world_from_local(world_from_local)?;
-        slot.world = padded(object.world_bounds());
+        let (lo, hi) = object.world_corners();
+        let (lo, hi, bounded) = padded_corners(lo, hi);
+        let world = Aabb::new(lo.into(), hi.into());
+        slot.world = world;
         slot.identity = world_from_local == Affine3A::IDENTITY;
-        self.relocate(i);
+        // The common moves of an object with a leaf and a bounded box: it
+        // stays in the tree (inside its fitted box), stays moved (outside
+        // it), or leaves the tree (a push on the moved list). These are
+        // `relocate`'s answers, taken without its general case analysis;
+        // anything else (back into the tree, a plane, an empty box) goes
+        // through it.
+        let meta = self.meta[i];
+        if meta.leaf == NO_LEAF || !bounded {
+            return self.relocated(i);
+        }
+        // `Aabb::contains` of a box known not to be empty, in lanes.
+        let fitted = &self.fitted[i];
+        let inside = (Vec3A::from(fitted.min).cmple(lo) & hi.cmple(fitted.max.into())).all();
+        let state = match (meta.state, inside) {
+            (State::Tree, true) | (State::Moved(_), false) => meta.state,
+            (State::Tree, false) => {
+                self.moved.push(i as u32);
+                let p = State::Moved((self.moved.len() - 1) as u32);
+                self.meta[i].state = p;
+                p
+            }
+            _ => return self.relocated(i),
+        };
+        self.boxes[i] = world;
+        self.cull[meta.leaf as usize] = Cull::new(object, i, state);
         Ok(())
     }
 
@@ -627,6 +687,13 @@ impl Scene {
         self.sync_cull(i);
     }
 
+    /// [`Scene::relocate`], out of line (the rare path of `set_transform`).
+    #[inline(never)]
+    fn relocated(&mut self, i: usize) -> Result<(), ShapeError> {
+        self.relocate(i);
+        Ok(())
+    }
+
     /// Refreshes slot `i`'s cull record (if it has a leaf) from its object
     /// and state.
     fn sync_cull(&mut self, i: usize) {
@@ -770,6 +837,82 @@ mod tests {
         fn send_sync<T: Send + Sync>() {}
         send_sync::<Scene>();
         send_sync::<Filter<'static>>();
+    }
+
+    /// `set_transform`'s shortcuts (the spelt-out inverse and lane-wise
+    /// normal map, the scale formed only for spheres, the common-move path)
+    /// leave every object as a fresh placement would: the same maps and
+    /// hits, the same padded box, a cull sphere around the shape.
+    #[test]
+    fn moves_match_fresh_placements() {
+        use crate::{Capsule, Cone, Cuboid, Cylinder, Quat, Torus};
+        let shapes: [Shape; 6] = [
+            Sphere::new(1.3).into(),
+            Cuboid::new(vec3(0.5, 1.5, 0.25)).into(),
+            Capsule::new(vec3(-0.5, 0.2, 0.1), vec3(0.7, -0.4, 0.3), 0.4).into(),
+            Cylinder::new(0.6, 1.1).into(),
+            Cone::new(0.8, 0.9).into(),
+            Torus::new(1.2, 0.3).into(),
+        ];
+        let q = Quat::from_euler(glam::EulerRot::XYZ, 0.4, -1.1, 0.8);
+        let t = vec3(3.0, -2.0, 7.0);
+        let maps = [
+            Affine3A::IDENTITY,
+            Affine3A::from_translation(t),
+            Affine3A::from_rotation_translation(q, t),
+            Affine3A::from_scale_rotation_translation(Vec3::splat(2.5), q, t),
+            Affine3A::from_scale_rotation_translation(vec3(1.5, 0.7, 2.0), q, t),
+            Affine3A::from_scale_rotation_translation(vec3(-1.0, 1.0, 1.0), q, t),
+            Affine3A::from_scale_rotation_translation(vec3(1.0, 1.0 + 1e-6, 1.0), q, t),
+        ];
+        let mut s = Scene::from_objects(
+            shapes.iter().enumerate().map(|(i, sh)| SceneObject::new(sh.clone(), maps[0], i as u32)),
+        );
+        let keys: Vec<_> = s.iter().map(|(k, _)| k).collect();
+        for (n, m) in maps.iter().cycle().take(3 * maps.len()).enumerate() {
+            let m = Affine3A::from_translation(vec3(0.0, (n % 4) as f32, 0.0)) * *m;
+            for (k, sh) in keys.iter().zip(&shapes) {
+                s.set_transform(*k, m).unwrap();
+                let fresh = SceneObject::new(sh.clone(), m, 0);
+                let o = s.get(*k).unwrap();
+                let p = (&o.placed, &fresh.placed);
+                assert_eq!(p.0.world_from_local(), p.1.world_from_local());
+                assert_eq!(p.0.local_from_world(), p.1.local_from_world(), "{sh:?} under {m:?}");
+                // The normal map and the world form, through the hits of rays
+                // from all sides towards the centre.
+                for j in 0..64 {
+                    let a = j as f32 * 0.7;
+                    let from = vec3(a.cos() * a.sin(), (j as f32 * 0.3).cos(), a.sin()) * 20.0;
+                    let ray = Ray::new(Vec3::from(m.translation) + from, -from);
+                    assert_eq!(p.0.cast(&ray, Interval::FORWARD), p.1.cast(&ray, Interval::FORWARD));
+                }
+                assert_eq!(s.slots[k.index() as usize].world, padded(fresh.world_bounds()));
+                if let Shape::Cuboid(_) = sh {
+                    // Spelt out in `world_bounds`: the same box as the general way.
+                    assert_eq!(fresh.world_bounds(), fresh.placed.local_bounds());
+                }
+                let (c, r) = world_sphere(o);
+                let b = o.placed.shape().local_bounds();
+                for i in 0..8 {
+                    let p = vec3(
+                        if i & 1 == 0 { b.min.x } else { b.max.x },
+                        if i & 2 == 0 { b.min.y } else { b.max.y },
+                        if i & 4 == 0 { b.min.z } else { b.max.z },
+                    );
+                    // The round shapes' spheres are tight, not their boxes':
+                    // a box corner may lie outside, its point on the sphere
+                    // of the local frame may not.
+                    let (lc, lr) = local_sphere(o.placed.shape());
+                    let lc = lc.unwrap_or(Vec3::ZERO);
+                    let p = lc + (p - lc).clamp_length_max(lr);
+                    assert!(m.transform_point3(p).distance(c) <= r * (1.0 + 1e-6), "{sh:?}: {p}");
+                }
+            }
+            s.validate().unwrap();
+            if n % 3 == 2 {
+                s.refit();
+            }
+        }
     }
 
     #[test]

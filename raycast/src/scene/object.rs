@@ -7,6 +7,7 @@
 
 use crate::shapes::{RayCast, Shape, Transformed};
 use crate::{Aabb, Affine3A, ShapeError, Vec3};
+use glam::Vec3A;
 
 /// Handle of an object in a [`Scene`](super::Scene), returned by
 /// [`Scene::insert`](super::Scene::insert). Stale after the object is removed.
@@ -93,29 +94,56 @@ impl SceneObject {
     /// shape for a rotated round shape, hence the cases above: looser boxes
     /// mean more objects tested per ray).
     pub fn world_bounds(&self) -> Aabb {
+        let (lo, hi) = self.world_corners();
+        Aabb::new(lo.into(), hi.into())
+    }
+
+    /// [`SceneObject::world_bounds`] as its two corners in 4-lane vectors,
+    /// the form in which the scene pads and tests it.
+    pub(super) fn world_corners(&self) -> (Vec3A, Vec3A) {
         let m = self.placed.world_from_local();
-        let (x, y, z) = (m.matrix3.x_axis, m.matrix3.y_axis, m.matrix3.z_axis);
-        // Per world axis: the length of that row of M, and of its x, z part.
-        let ball = Vec3::from(x * x + y * y + z * z).map(f32::sqrt);
-        let disk = Vec3::from(x * x + z * z).map(f32::sqrt);
-        let at = |p: Vec3| m.transform_point3(p);
-        let around = |p: Vec3, e: Vec3| Aabb::new(p - e, p + e);
+        let (x, y, z, t) = (m.matrix3.x_axis, m.matrix3.y_axis, m.matrix3.z_axis, m.translation);
+        // Per world axis: the length of that row of M, and of its x, z part
+        // (closures: each shape takes the square roots it uses, no more).
+        let ball = || Vec3A::from(Vec3::from(x * x + y * y + z * z).map(f32::sqrt));
+        let disk = || Vec3A::from(Vec3::from(x * x + z * z).map(f32::sqrt));
+        // In 4-lane vectors throughout: `transform_point3a` adds in the
+        // order of `transform_point3`, and the corners are the lane-wise
+        // sums and min/max that `Aabb`'s `Vec3` methods form, so the box is
+        // the same (these coordinates are finite: no NaN to order). A centre
+        // `M·0 + t` is `t` (the map is finite).
+        let at = |p: Vec3| m.transform_point3a(p.into());
+        let around = |p: Vec3A, e: Vec3A| (p - e, p + e);
+        let union = |(a, b): (Vec3A, Vec3A), (c, d): (Vec3A, Vec3A)| (a.min(c), b.max(d));
         match self.placed.shape() {
-            Shape::Sphere(s) => around(at(Vec3::ZERO), s.radius() * ball),
+            Shape::Sphere(s) => around(t, s.radius() * ball()),
             Shape::Capsule(c) => {
-                let e = c.radius() * ball;
-                around(at(c.a()), e).union(around(at(c.b()), e))
+                let e = c.radius() * ball();
+                union(around(at(c.a()), e), around(at(c.b()), e))
             }
             Shape::Cylinder(c) => {
-                let (e, h) = (c.radius() * disk, c.half_height());
-                around(at(Vec3::new(0.0, h, 0.0)), e).union(around(at(Vec3::new(0.0, -h, 0.0)), e))
+                let (e, h) = (c.radius() * disk(), c.half_height());
+                union(around(at(Vec3::new(0.0, h, 0.0)), e), around(at(Vec3::new(0.0, -h, 0.0)), e))
             }
             Shape::Cone(c) => {
                 let h = c.half_height();
-                around(at(Vec3::new(0.0, -h, 0.0)), c.radius() * disk).grow(at(Vec3::new(0.0, h, 0.0)))
+                let apex = at(Vec3::new(0.0, h, 0.0));
+                union(around(at(Vec3::new(0.0, -h, 0.0)), c.radius() * disk()), (apex, apex))
             }
-            Shape::Torus(t) => around(at(Vec3::ZERO), t.major_radius() * disk + t.minor_radius() * ball),
-            _ => self.placed.local_bounds(),
+            Shape::Torus(s) => around(t, s.major_radius() * disk() + s.minor_radius() * ball()),
+            Shape::Cuboid(c) => {
+                // `Aabb::transformed` of the local box `±h`, spelt out: its
+                // centre is the origin (mapped to `t`) and its half size `h`
+                // (`(h + h)·0.5`, exact below f32::MAX / 2).
+                let h = c.half_extents();
+                let ext = x.abs() * h.x + y.abs() * h.y + z.abs() * h.z;
+                let slack = (t.abs() + ext) * crate::numeric::gamma(4);
+                (t - ext - slack, t + ext + slack)
+            }
+            _ => {
+                let b = self.placed.local_bounds();
+                (b.min.into(), b.max.into())
+            }
         }
     }
 }

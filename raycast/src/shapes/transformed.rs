@@ -157,25 +157,55 @@ impl World {
     }
 }
 
-/// `(M⁻¹)ᵀ` and whether the normals it gives must be re-normalised.
-///
-/// With `N = (M⁻¹)ᵀ` and `G = NᵀN`: if `G = c·I` to within `8ε·c` (a rotation
-/// times a uniform scale `√c`, rounded), `N/√c` is a rotation to within ~4ε,
-/// so `|N/√c · n|` is `1 ± 1e-6` for a unit `n` and the normalisation (a square
-/// root and a division per hit) is skipped. Otherwise it is kept.
-fn normal_map(local_from_world: &Affine3A) -> (Mat3A, bool) {
-    let n = local_from_world.matrix3.transpose();
-    let (x, y, z) = (n.x_axis, n.y_axis, n.z_axis);
-    let c = (x.length_squared() + y.length_squared() + z.length_squared()) / 3.0;
-    let tol = 8.0 * f32::EPSILON * c;
-    let similar = [x.length_squared() - c, y.length_squared() - c, z.length_squared() - c]
+/// The maps of a placement: `M⁻¹` (as glam's `Affine3A::inverse`), the
+/// normal map and whether its normals need re-normalising
+/// ([`normal_map`]); an error naming the determinant for a map that is not
+/// finite and invertible.
+#[inline(always)]
+fn maps(world_from_local: &Affine3A) -> Result<(Affine3A, Mat3A, bool), ShapeError> {
+    let m = &world_from_local.matrix3;
+    // glam's `Mat3A::inverse` spelt out (the same operations in the same
+    // order, so the same bits): its cofactor columns times `1/det` are
+    // `(M⁻¹)ᵀ` itself, which the normal map wants, and `det` is its
+    // `determinant()`, formed once.
+    let c2 = m.x_axis.cross(m.y_axis);
+    let det = m.z_axis.dot(c2);
+    let inv_det = Vec3A::splat(det.recip());
+    let n = Mat3A::from_cols(
+        m.y_axis.cross(m.z_axis) * inv_det,
+        m.z_axis.cross(m.x_axis) * inv_det,
+        c2 * inv_det,
+    );
+    let l = n.transpose();
+    let inv = Affine3A { matrix3: l, translation: -(l * world_from_local.translation) };
+    // Both maps finite, tested at once over their eight columns: `0·v`
+    // is ±0 in a finite lane and NaN in a lane holding ±∞ or NaN, and
+    // the sum keeps any NaN. A finite inverse implies `det ≠ 0` (`1/0 = ∞`
+    // would reach it as ∞ or NaN), so only `det` overflowing on its own
+    // is left to test.
+    let zeros = [m.x_axis, m.y_axis, m.z_axis, world_from_local.translation]
         .into_iter()
-        .chain([x.dot(y), y.dot(z), z.dot(x)])
-        .all(|e| e.abs() <= tol);
-    if similar && c.is_finite() && c > 0.0 {
-        (n * (1.0 / c.sqrt()), false)
+        .chain([l.x_axis, l.y_axis, l.z_axis, inv.translation])
+        .fold(Vec3A::ZERO, |sum, v| sum + v * 0.0);
+    if !(zeros.cmpeq(Vec3A::ZERO).all() && det.is_finite()) {
+        return Err(ShapeError::new(
+            "transform",
+            format!("must be finite and invertible, got determinant {det}"),
+        ));
+    }
+    let (normal, renormalize) = normal_map(&l, n);
+    Ok((inv, normal, renormalize))
+}
+
+/// The similarity scale of [`similarity_scale`], formed only for the shapes
+/// whose world form uses it (a sphere, a capsule, see `World::of`): for any
+/// other its f64 square root and division are skipped.
+#[inline(always)]
+fn scale_for<S: RayCast>(shape: &S, world_from_local: &Affine3A, renormalize: bool) -> (f64, f64) {
+    if shape.as_sphere().is_some() || shape.as_capsule().is_some() {
+        similarity_scale(world_from_local, renormalize)
     } else {
-        (n, true)
+        (0.0, 0.0)
     }
 }
 
@@ -202,17 +232,8 @@ impl<S: RayCast> Transformed<S> {
     /// # Errors
     /// [`ShapeError`] on `transform` unless the map is finite and invertible.
     pub fn try_new(shape: S, world_from_local: Affine3A) -> Result<Self, ShapeError> {
-        let det = world_from_local.matrix3.determinant();
-        let local_from_world = world_from_local.inverse();
-        let finite = world_from_local.is_finite() && local_from_world.is_finite();
-        if !(finite && det != 0.0 && det.is_finite()) {
-            return Err(ShapeError::new(
-                "transform",
-                format!("must be finite and invertible, got determinant {det}"),
-            ));
-        }
-        let (normal_from_local, renormalize) = normal_map(&local_from_world);
-        let scale = similarity_scale(&world_from_local, renormalize);
+        let (local_from_world, normal_from_local, renormalize) = maps(&world_from_local)?;
+        let scale = scale_for(&shape, &world_from_local, renormalize);
         let world = World::of(&shape, &world_from_local, &normal_from_local, renormalize, scale);
         Ok(Self { shape, world_from_local, local_from_world, normal_from_local, renormalize, world })
     }
@@ -232,18 +253,11 @@ impl<S: RayCast> Transformed<S> {
     /// # Errors
     /// As [`Transformed::try_new`].
     pub fn set_world_from_local(&mut self, world_from_local: Affine3A) -> Result<(), ShapeError> {
-        let det = world_from_local.matrix3.determinant();
-        let inv = world_from_local.inverse();
-        if !(world_from_local.is_finite() && inv.is_finite() && det != 0.0 && det.is_finite()) {
-            return Err(ShapeError::new(
-                "transform",
-                format!("must be finite and invertible, got determinant {det}"),
-            ));
-        }
+        let (local_from_world, normal_from_local, renormalize) = maps(&world_from_local)?;
         self.world_from_local = world_from_local;
-        self.local_from_world = inv;
-        (self.normal_from_local, self.renormalize) = normal_map(&inv);
-        let scale = similarity_scale(&world_from_local, self.renormalize);
+        self.local_from_world = local_from_world;
+        (self.normal_from_local, self.renormalize) = (normal_from_local, renormalize);
+        let scale = scale_for(&self.shape, &world_from_local, renormalize);
         // A capsule moved by a similarity again reuses its box.
         if let (World::Capsule(placed), Some(capsule)) = (&mut self.world, self.shape.as_capsule()) {
             if scale.0 > 0.0 {
@@ -254,6 +268,36 @@ impl<S: RayCast> Transformed<S> {
         self.world =
             World::of(&self.shape, &world_from_local, &self.normal_from_local, self.renormalize, scale);
         Ok(())
+    }
+}
+
+/// `(M⁻¹)ᵀ` and whether the normals it gives must be re-normalised.
+///
+/// With `N = (M⁻¹)ᵀ` and `G = NᵀN`: if `G = c·I` to within `8ε·c` (a rotation
+/// times a uniform scale `√c`, rounded), `N/√c` is a rotation to within ~4ε,
+/// so `|N/√c · n|` is `1 ± 1e-6` for a unit `n` and the normalisation (a square
+/// root and a division per hit) is skipped. Otherwise it is kept.
+///
+/// From `L = M⁻¹` and `N = Lᵀ` both at hand, with the sums in lanes: the
+/// columns of `N` are the rows `l₀, l₁, l₂` of `L`, so lane `i` of
+/// `Σₖ lₖ·lₖ` is `|Nᵢ|²` and lane `i` of `Σₖ lₖ·lₖ.yzx` is `Nᵢ·Nᵢ₊₁`, added in
+/// the order of glam's `dot` (the test `normal_map_decides_as_the_dot_products`
+/// holds it to the form with `length_squared` and `dot`).
+#[inline(always)]
+fn normal_map(l: &Mat3A, n: Mat3A) -> (Mat3A, bool) {
+    use glam::Vec3Swizzles;
+    let (a, b, c) = (l.x_axis, l.y_axis, l.z_axis);
+    let sq = a * a + b * b + c * c;
+    let dots = a * a.yzx() + b * b.yzx() + c * c.yzx();
+    let mean = (sq.x + sq.y + sq.z) / 3.0;
+    let tol = Vec3A::splat(8.0 * f32::EPSILON * mean);
+    // `<=` on masks, not a max of the deviations: a NaN must fail the test.
+    let similar = ((sq - Vec3A::splat(mean)).abs().cmple(tol) & dots.abs().cmple(tol)).all();
+    // `0 < mean < ∞` (finite and positive), in two compares.
+    if similar && mean > 0.0 && mean < f32::INFINITY {
+        (n * (1.0 / mean.sqrt()), false)
+    } else {
+        (n, true)
     }
 }
 
@@ -504,6 +548,76 @@ mod tests {
                 if v.length_squared() > 1e-3 && v.length_squared() <= 1.0 {
                     return v.normalize();
                 }
+            }
+        }
+    }
+
+    /// The normal map and its similarity decision as first written, with
+    /// `length_squared` and `dot` on the columns of `(M⁻¹)ᵀ`: the reference
+    /// of `normal_map`, which forms the same sums in lanes.
+    fn normal_map_reference(local_from_world: &Affine3A) -> (Mat3A, bool) {
+        let n = local_from_world.matrix3.transpose();
+        let (x, y, z) = (n.x_axis, n.y_axis, n.z_axis);
+        let c = (x.length_squared() + y.length_squared() + z.length_squared()) / 3.0;
+        let tol = 8.0 * f32::EPSILON * c;
+        let similar = [x.length_squared() - c, y.length_squared() - c, z.length_squared() - c]
+            .into_iter()
+            .chain([x.dot(y), y.dot(z), z.dot(x)])
+            .all(|e| e.abs() <= tol);
+        if similar && c.is_finite() && c > 0.0 {
+            (n * (1.0 / c.sqrt()), false)
+        } else {
+            (n, true)
+        }
+    }
+
+    /// `maps` against glam and the reference: the inverse is glam's
+    /// `Affine3A::inverse` bit for bit, the normal map and its decision are
+    /// `normal_map_reference`'s, and a map is refused exactly when it or
+    /// its inverse is not finite or its determinant is 0 or not finite — on
+    /// rotations, uniform and non-uniform scales, mirrors, near-similarities
+    /// (the decision's edge), singular maps and maps with ±∞ or NaN.
+    #[test]
+    fn normal_map_decides_as_the_dot_products() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let specials = [0.0f32, -0.0, 1e-30, 1e30, 3e38, f32::INFINITY, f32::NAN];
+        for k in 0..20_000 {
+            let q = glam::Quat::from_axis_angle(rng.dir().as_vec3(), rng.range(-3.0, 3.0) as f32);
+            let s = rng.range(-3.0, 3.0).exp2() as f32;
+            let scale = match k % 5 {
+                0 => Vec3::splat(s),
+                1 => Vec3::new(s, s, -s),
+                // Within a few ulp of uniform: either side of the tolerance.
+                2 => Vec3::new(s, s * (1.0 + rng.range(0.0, 4e-6) as f32), s),
+                3 => Vec3::new(s, rng.range(0.1, 3.0) as f32, s * 0.5),
+                _ => Vec3::new(s, s, s * rng.range(0.0, 1.0) as f32),
+            };
+            let mut m = Affine3A::from_scale_rotation_translation(scale, q, vec3(1.0, -2.0, 3.0));
+            if k % 97 == 0 {
+                // A special value in one entry, or a singular map.
+                let v = specials[(k / 97) % specials.len()];
+                match (k / 97) % 3 {
+                    0 => m.matrix3.y_axis.x = v,
+                    1 => m.translation.z = v,
+                    _ => m.matrix3.z_axis = m.matrix3.x_axis * v,
+                }
+            }
+            let det = m.matrix3.determinant();
+            let inv = m.inverse();
+            let valid = m.is_finite() && inv.is_finite() && det != 0.0 && det.is_finite();
+            match maps(&m) {
+                Ok((got_inv, normal, renormalize)) => {
+                    assert!(valid, "{m:?} accepted");
+                    let bits = |a: &Affine3A| a.to_cols_array().map(f32::to_bits);
+                    assert_eq!(bits(&got_inv), bits(&inv), "{m:?}");
+                    let (want, want_renormalize) = normal_map_reference(&inv);
+                    assert_eq!(renormalize, want_renormalize, "{m:?}");
+                    assert_eq!(
+                        normal.to_cols_array().map(f32::to_bits),
+                        want.to_cols_array().map(f32::to_bits)
+                    );
+                }
+                Err(e) => assert!(!valid && e.to_string().contains("transform"), "{m:?} refused: {e}"),
             }
         }
     }
