@@ -271,24 +271,51 @@ pub fn next_down(x: f32) -> f32 {
 /// `−f32::MAX` the neighbour is `−2^128` (what rounds beyond it is `−∞`,
 /// and the tie goes to the infinity): the clamp of `min` to `−f32::MAX`
 /// makes the test refuse what rounds to `−∞`. The upper end mirrors this.
+///
+/// Branch-free (selects and integer steps on the bits): a kernel calls it
+/// per query, and a closest-hit search narrows `max` to each hit found, so
+/// that the parity of the ends is as random as the hits.
 #[inline(always)]
 pub(crate) fn rounding_bounds(range: crate::Interval) -> (f64, f64) {
     // NaN fails both comparisons and stays NaN (an empty range).
     let min = if range.min < -f32::MAX { -f32::MAX } else { range.min };
     let max = if range.max > f32::MAX { f32::MAX } else { range.max };
+    // The f32 neighbours; past `±f32::MAX` they are `±∞`, taken as `±2^128`
+    // by the clamps (a NaN end keeps its midpoint NaN, whatever these are).
     let beyond = 2f64.powi(128);
-    let below = if min == -f32::MAX { -beyond } else { f64::from(next_down(min)) };
-    let above = if max == f32::MAX { beyond } else { f64::from(next_up(max)) };
+    let below = f64::from(f32_step(min, -1)).max(-beyond);
+    let above = f64::from(f32_step(max, 1)).min(beyond);
     let lo_mid = (below + f64::from(min)) * 0.5;
     let hi_mid = (f64::from(max) + above) * 0.5;
-    let lo = if min.to_bits() & 1 == 0 { lo_mid } else { next_f64(lo_mid, true) };
-    let hi = if max.to_bits() & 1 == 0 { hi_mid } else { next_f64(hi_mid, false) };
-    (lo, hi)
+    // An odd end moves its midpoint one f64 towards the end: up for `lo`,
+    // down for `hi`. A midpoint is never 0 (an end and its
+    // neighbour are not opposite), so one step on the bits is `±1` by its
+    // sign: away from zero `+1`. An infinite midpoint comes from an
+    // infinite end, whose bits are even; a NaN one stays NaN (its quiet
+    // bit is set, so `±1` cannot reach an infinity).
+    let nudge = |mid: f64, end: f32, up: bool| {
+        let odd = u64::from(end.to_bits() & 1);
+        let away = (mid > 0.0) == up;
+        f64::from_bits(if away { mid.to_bits().wrapping_add(odd) } else { mid.to_bits().wrapping_sub(odd) })
+    };
+    (nudge(lo_mid, min, true), nudge(hi_mid, max, false))
+}
+
+/// The `f32` `dir` (±1) places after `x` in the order of values, `−0` and
+/// `+0` counting as one: the bits as sign and magnitude mapped to a
+/// monotonic integer (negative values to `i32::MIN − bits`, both zeros to
+/// 0), stepped, and mapped back. `±f32::MAX` steps to `±∞`; only finite
+/// `x` (and `±∞` towards the finite side) are stepped by its callers.
+#[inline(always)]
+fn f32_step(x: f32, dir: i32) -> f32 {
+    let key = |b: i32| if b >= 0 { b } else { i32::MIN.wrapping_sub(b) };
+    let k = key(x.to_bits() as i32).wrapping_add(dir);
+    f32::from_bits(key(k) as u32)
 }
 
 /// The next `f64` after `x` towards `+∞` (`up`) or `−∞`; `x` itself when
 /// it is infinite or NaN.
-#[inline(always)]
+#[cfg(test)]
 fn next_f64(x: f64, up: bool) -> f64 {
     if !x.is_finite() {
         return x;
