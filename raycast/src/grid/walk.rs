@@ -823,8 +823,8 @@ impl<const N: usize> GridWalk<N> {
             return;
         }
         for a in 0..N {
-            let s = f64::from(self.step[a]);
-            if s == 0.0 {
+            let s = i64::from(self.step[a]);
+            if s == 0 {
                 continue;
             }
             // Position at ts in cells: (o + ts·d − origin) / size.
@@ -832,17 +832,31 @@ impl<const N: usize> GridWalk<N> {
             let lim = f64::from(CELL_LIMIT) + 1.0;
             // Finite here (ts and the walk's inputs are), so the casts are exact.
             let x = x.clamp(-lim, lim);
-            let est = if s > 0.0 { -floor_i64(-x) } else { floor_i64(x) } as f64;
+            let est = if s > 0 { -floor_i64(-x) } else { floor_i64(x) };
             // Never backwards: `nf` is the first plane after the current time.
-            let now = self.nf(a);
-            let mut n = if s > 0.0 { est.max(now) } else { est.min(now) };
-            // T(n) ≥ ts, or step on.
+            // Plane indices are kept as integers (exact in f64 below, and the
+            // final conversion to i32 needs no saturation).
+            let now = i64::from(self.cell[a]) + i64::from(s > 0);
+            let mut n = if s > 0 { est.max(now) } else { est.min(now) };
+            // The times here are computed from their planes, so their error
+            // is `e₀` of the module docs, not the walk's bound: with
+            // `tol_c ≥ 6u·|c/d|·(1 − 4u)` and `ks ≥ 24u`, `e₀ ≤ tol(t)/5.7`,
+            // which leaves `0.3·tol(t) ≥ 7u·|t|` of `tol(t)/2` for the
+            // rounding of `t ± tol(t)/2` (at most `1.01u·|t|`): `tol/2`
+            // filters soundly. It also settles the plane of the crossing that
+            // stopped the coarse walk (`ts = m − tol(m)`, `t ≈ m`), which
+            // the full `tol` sent to the exact comparison about half the time.
+            let half_tol = |t: f64| 0.5 * self.tol(t);
+            // T(n) ≥ ts, or step on; `tn` is the time of the final plane
+            // (the value `self.time(a)` gives once the cell is set).
+            let mut tn;
             loop {
-                let t = self.time_at(a, n);
-                if t - self.tol(t) >= ts {
+                tn = self.time_at(a, n as f64);
+                let t = tn;
+                if t - half_tol(t) >= ts {
                     break;
                 }
-                if t + self.tol(t) < ts || self.cmp_plane_time(a, n, ts) < 0 {
+                if t + half_tol(t) < ts || self.cmp_plane_time(a, n as f64, ts) < 0 {
                     n += s;
                 } else {
                     break;
@@ -850,19 +864,20 @@ impl<const N: usize> GridWalk<N> {
             }
             // T(n − s) < ts, or step back (not behind the current plane).
             while n != now {
-                let t = self.time_at(a, n - s);
-                if t + self.tol(t) < ts {
+                let t = self.time_at(a, (n - s) as f64);
+                if t + half_tol(t) < ts {
                     break;
                 }
-                if t - self.tol(t) >= ts || self.cmp_plane_time(a, n - s, ts) >= 0 {
+                if t - half_tol(t) >= ts || self.cmp_plane_time(a, (n - s) as f64, ts) >= 0 {
                     n -= s;
+                    tn = t;
                 } else {
                     break;
                 }
             }
             // n is within ±(2^29 + 1) here: the cast is exact.
-            self.cell[a] = if s > 0.0 { n as i32 - 1 } else { n as i32 };
-            self.tn[a] = self.time(a);
+            self.cell[a] = (n - i64::from(s > 0)) as i32;
+            self.tn[a] = tn;
         }
         self.renew();
     }
