@@ -44,6 +44,8 @@
 //!
 //! Run: `cd compare && cargo run --release --bin mesh` (`-- --quick` for a
 //! smoke run: 256² camera rays, 2¹⁶ sphere rays, the bunny only, 2 rounds).
+//! `MESH_PROFILE=<camera|sphere>-<closest|any>` runs raycast alone on the
+//! bunny, for callgrind (see `profile`).
 
 use glam::Vec3;
 use glam_obvhs::Vec3A;
@@ -341,6 +343,10 @@ fn main() {
     let opts = options();
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/meshes/bunny.obj");
     let bunny = raycast::mesh::load(path).unwrap_or_else(|e| panic!("{e}"));
+    if let Ok(which) = std::env::var("MESH_PROFILE") {
+        profile(&bunny, &which);
+        return;
+    }
     let (v0, t0) = (bunny.vertices().to_vec(), bunny.triangles().to_vec());
     let mut meshes = vec![("bunny".to_string(), v0.clone(), t0.clone())];
     if !opts.quick {
@@ -430,6 +436,32 @@ fn main() {
                 },
             );
         }
+    }
+}
+
+/// `MESH_PROFILE=<camera|sphere>-<closest|any>`: raycast alone on the
+/// bunny, one pass of 2^16 rays of the set (sphere) or the 256² camera, for
+/// callgrind: `--toggle-collect='mesh::profile_pass*'`.
+fn profile(bunny: &TriMesh, which: &str) {
+    let (set, kind) = which.split_once('-').expect("MESH_PROFILE=<camera|sphere>-<closest|any>");
+    let (lo, hi) = meshes::bounds(bunny.vertices(), bunny.triangles());
+    let mut rng = Pcg64::seed_from_u64(0x5eed_b0a7);
+    let rays = if set == "camera" {
+        meshes::camera_rays(lo, hi, 256)
+    } else {
+        meshes::sphere_rays(lo, hi, 1 << 16, &mut rng)
+    };
+    let hits = profile_pass(bunny, &rays, kind == "any");
+    println!("{which}: {} rays, {hits} hit", rays.len());
+}
+
+/// The queries alone, out of line so that callgrind can count them by name.
+#[inline(never)]
+fn profile_pass(mesh: &TriMesh, rays: &[Ray], any: bool) -> usize {
+    if any {
+        rays.iter().filter(|r| mesh.hits(black_box(r), Interval::FORWARD)).count()
+    } else {
+        rays.iter().filter(|r| mesh.cast(black_box(r), Interval::FORWARD).is_some()).count()
     }
 }
 
