@@ -49,7 +49,11 @@ impl Ray {
     /// True when the ray can hit anything: every component finite and `dir != 0`.
     #[inline]
     pub fn is_valid(&self) -> bool {
-        self.origin.is_finite() && self.dir.is_finite() && self.dir != Vec3::ZERO
+        // Non-short-circuit `&`: six independent tests and no branch between
+        // them (every query asks, and the answer is nearly always yes).
+        let (o, d) = (self.origin, self.dir);
+        let finite = o.x.is_finite() & o.y.is_finite() & o.z.is_finite();
+        finite & d.x.is_finite() & d.y.is_finite() & d.z.is_finite() & (d != Vec3::ZERO)
     }
 }
 

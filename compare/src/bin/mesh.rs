@@ -453,6 +453,17 @@ fn profile(bunny: &TriMesh, which: &str) {
     };
     let hits = profile_pass(bunny, &rays, kind == "any");
     println!("{which}: {} rays, {hits} hit", rays.len());
+    // `MESH_PROFILE_REPS=n`: also time n passes (CPU time), median ns per ray.
+    if let Some(reps) = std::env::var("MESH_PROFILE_REPS").ok().and_then(|n| n.parse::<usize>().ok()) {
+        let mut ns: Vec<f64> = (0..reps.max(1))
+            .map(|_| {
+                let t = raycast_compare::cpu_secs();
+                black_box(profile_pass(bunny, &rays, kind == "any"));
+                (raycast_compare::cpu_secs() - t) * 1e9 / rays.len() as f64
+            })
+            .collect();
+        println!("{which}: median {:.1} ns per ray over {} passes", median(&mut ns), ns.len());
+    }
 }
 
 /// The queries alone, out of line so that callgrind can count them by name.

@@ -18,8 +18,8 @@
 //! baseline) or AVX (`f64 × 4`) when the CPU has it (checked once per query
 //! with `is_x86_feature_detected!`, which caches its answer).
 
-use crate::Ray;
-use glam::{DVec3, Vec3};
+use crate::shapes::ShearedRay;
+use glam::Vec3;
 
 /// Four triangles: row `3·v + axis` holds coordinate `axis` of corner `v`
 /// (`a`, `b`, `c`) of the four triangles, one per lane.
@@ -44,11 +44,19 @@ impl Block {
         Self { rows }
     }
 
-    /// The corners of the triangle in `lane`.
+    /// The corners of the triangle in `lane` (taken modulo 4). Written out
+    /// row by row with constant row indices and a masked lane, so that no
+    /// index is checked: the generic `map` over `3·v + axis` was an
+    /// out-of-line call with nine bounds checks per triangle.
     #[inline(always)]
     pub(super) fn corners(&self, lane: usize) -> [Vec3; 3] {
         let r = &self.rows;
-        [0, 1, 2].map(|v| Vec3::new(r[3 * v][lane], r[3 * v + 1][lane], r[3 * v + 2][lane]))
+        let l = lane & 3;
+        [
+            Vec3::new(r[0][l], r[1][l], r[2][l]),
+            Vec3::new(r[3][l], r[4][l], r[5][l]),
+            Vec3::new(r[6][l], r[7][l], r[8][l]),
+        ]
     }
 }
 
@@ -73,8 +81,11 @@ pub(super) fn prefetch(b: *const Block) {
 /// [`ShearedRay`](crate::shapes::ShearedRay), recomputed here the same way.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Filter {
-    origin: DVec3,
-    dir: DVec3,
+    /// The ray's origin and direction, in the order `kx, ky, kz` (as the
+    /// kernel holds them): the tests read them at constant positions, where
+    /// indexing a vector by a per-ray axis compiled to a branch per read.
+    origin: [f64; 3],
+    dir: [f64; 3],
     /// Rows of `x`, `y`, `z` in the sheared frame (`kx`, `ky`, `kz`).
     k: [usize; 3],
     cull: bool,
@@ -83,20 +94,14 @@ pub(super) struct Filter {
 }
 
 impl Filter {
-    /// The pre-test for `ray` (which must be valid).
+    /// The pre-test for the ray sheared as `sr`: its axes, origin and
+    /// direction are the kernel's own, so the two can never disagree on them.
     #[inline]
-    pub(super) fn new(ray: &Ray, cull: bool) -> Self {
-        let dir = ray.dir.as_dvec3();
-        let kz = dir.abs().max_position();
-        let mut kx = (kz + 1) % 3;
-        let mut ky = (kx + 1) % 3;
-        if dir[kz] < 0.0 {
-            std::mem::swap(&mut kx, &mut ky);
-        }
+    pub(super) fn new(sr: &ShearedRay, cull: bool) -> Self {
         Self {
-            origin: ray.origin.as_dvec3(),
-            dir,
-            k: [kx, ky, kz],
+            origin: sr.origin(),
+            dir: sr.dir(),
+            k: sr.axes(),
             cull,
             #[cfg(target_arch = "x86_64")]
             avx: std::arch::is_x86_feature_detected!("avx"),
@@ -134,12 +139,13 @@ impl Filter {
     #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
     fn test_scalar(&self, b: &Block) -> u32 {
         let [kx, ky, kz] = self.k;
-        let dz = self.dir[kz];
+        let [dx, dy, dz] = self.dir;
+        let o = self.origin;
         let mut m = 0;
         for lane in 0..4 {
             let s = b.corners(lane).map(|p| {
-                let q = p.as_dvec3() - self.origin;
-                (q[kx] * dz - self.dir[kx] * q[kz], q[ky] * dz - self.dir[ky] * q[kz])
+                let q = [f64::from(p[kx]) - o[0], f64::from(p[ky]) - o[1], f64::from(p[kz]) - o[2]];
+                (q[0] * dz - dx * q[2], q[1] * dz - dy * q[2])
             });
             let [(ax, ay), (bx, by), (cx, cy)] = s;
             let u = cx * by - cy * bx;
@@ -170,9 +176,8 @@ mod x86 {
                 _mm_cvtps_pd(if high { _mm_movehl_ps(r, r) } else { r })
             };
             let [kx, ky, kz] = f.k;
-            let (ox, oy, oz) =
-                (_mm_set1_pd(f.origin[kx]), _mm_set1_pd(f.origin[ky]), _mm_set1_pd(f.origin[kz]));
-            let (dx, dy, dz) = (_mm_set1_pd(f.dir[kx]), _mm_set1_pd(f.dir[ky]), _mm_set1_pd(f.dir[kz]));
+            let (ox, oy, oz) = (_mm_set1_pd(f.origin[0]), _mm_set1_pd(f.origin[1]), _mm_set1_pd(f.origin[2]));
+            let (dx, dy, dz) = (_mm_set1_pd(f.dir[0]), _mm_set1_pd(f.dir[1]), _mm_set1_pd(f.dir[2]));
             // Sheared corner v: (q[kx]·D − d[kx]·q[kz], q[ky]·D − d[ky]·q[kz]).
             let shear = |v: usize| {
                 let qx = _mm_sub_pd(load(3 * v + kx), ox);
@@ -208,8 +213,8 @@ mod x86 {
         let load = |row: usize| _mm256_cvtps_pd(_mm_loadu_ps(b.rows[row].as_ptr()));
         let [kx, ky, kz] = f.k;
         let (ox, oy, oz) =
-            (_mm256_set1_pd(f.origin[kx]), _mm256_set1_pd(f.origin[ky]), _mm256_set1_pd(f.origin[kz]));
-        let (dx, dy, dz) = (_mm256_set1_pd(f.dir[kx]), _mm256_set1_pd(f.dir[ky]), _mm256_set1_pd(f.dir[kz]));
+            (_mm256_set1_pd(f.origin[0]), _mm256_set1_pd(f.origin[1]), _mm256_set1_pd(f.origin[2]));
+        let (dx, dy, dz) = (_mm256_set1_pd(f.dir[0]), _mm256_set1_pd(f.dir[1]), _mm256_set1_pd(f.dir[2]));
         let shear = |v: usize| {
             let qx = _mm256_sub_pd(load(3 * v + kx), ox);
             let qy = _mm256_sub_pd(load(3 * v + ky), oy);
@@ -239,6 +244,7 @@ mod tests {
     use super::*;
     use crate::shapes::ray_triangle;
     use crate::Interval;
+    use crate::Ray;
     use glam::vec3;
 
     /// The SIMD pre-test equals the scalar one lane by lane, and never rejects
@@ -265,7 +271,7 @@ mod tests {
             let d = if i % 4 == 0 { tris[i % 3][i % 3] - o } else { vec3(f(), f(), f()) };
             let ray = Ray::new(o, d);
             for cull in [false, true] {
-                let filter = Filter::new(&ray, cull);
+                let filter = Filter::new(&ShearedRay::new(&ray).unwrap(), cull);
                 let got = filter.test(&b, 0b1111);
                 assert_eq!(got, filter.test_scalar(&b), "{ray:?}");
                 for (lane, t) in tris.iter().enumerate() {

@@ -258,12 +258,10 @@ impl TriMesh {
     fn closest_leaf(&self, ray: &Ray, leaf: LeafRef, mut r: Interval, walk: &mut Closest) -> Leaf {
         let items = &self.ids;
         let cull = self.cull_back_faces;
-        let Some((sr, filter)) = prepared(&mut walk.prep, ray, cull) else {
-            return Leaf::Stop; // unreachable: the walk checks the ray
-        };
+        let (sr, filter) = prepared(&mut walk.prep, ray, cull);
         let best = &mut walk.best;
         let mut out = Leaf::Miss;
-        self.candidates(&filter, leaf, |p, [a, b, c]| {
+        self.candidates(filter, leaf, |p, [a, b, c]| {
             if let Some(h) = sr.intersect(a, b, c, r, cull) {
                 let better = match *best {
                     Some((q, bh)) => h.t < bh.t || (h.t == bh.t && items[p] < items[q]),
@@ -291,9 +289,8 @@ impl TriMesh {
         prep: &mut Option<(ShearedRay, Filter)>,
     ) -> bool {
         let cull = self.cull_back_faces;
-        prepared(prep, ray, cull).is_some_and(|(sr, filter)| {
-            self.candidates(&filter, leaf, |_, [a, b, c]| sr.intersect(a, b, c, r, cull).is_some())
-        })
+        let (sr, filter) = prepared(prep, ray, cull);
+        self.candidates(filter, leaf, |_, [a, b, c]| sr.intersect(a, b, c, r, cull).is_some())
     }
 
     /// The full hit of a closest-hit walk's answer.
@@ -306,7 +303,7 @@ impl TriMesh {
     /// Every hit as (original triangle index, kernel answer), unsorted.
     fn all(&self, ray: &Ray, range: Interval) -> Vec<(u32, TriangleHit)> {
         let Some(sr) = ShearedRay::new(ray) else { return Vec::new() };
-        let filter = Filter::new(ray, self.cull_back_faces);
+        let filter = Filter::new(&sr, self.cull_back_faces);
         let items = &self.ids;
         let mut out = Vec::new();
         self.bvh.traverse_tagged(
@@ -343,14 +340,19 @@ struct Closest {
     best: Option<(usize, TriangleHit)>,
 }
 
-/// The kernel's constants for `ray`, made on first use and kept in `prep`;
-/// `None` for a ray the kernel refuses (the walks never pass one).
+/// The kernel's constants for `ray`, made on first use and kept in `prep`,
+/// lent in place (a copy per leaf moved 140 bytes). The walks only reach a
+/// leaf with a valid ray, which is all the shear needs.
 #[inline(always)]
-fn prepared(prep: &mut Option<(ShearedRay, Filter)>, ray: &Ray, cull: bool) -> Option<(ShearedRay, Filter)> {
-    if prep.is_none() {
-        *prep = Some((ShearedRay::new(ray)?, Filter::new(ray, cull)));
-    }
-    *prep
+fn prepared<'p>(
+    prep: &'p mut Option<(ShearedRay, Filter)>,
+    ray: &Ray,
+    cull: bool,
+) -> &'p (ShearedRay, Filter) {
+    prep.get_or_insert_with(|| {
+        let sr = ShearedRay::new_unchecked(ray);
+        (sr, Filter::new(&sr, cull))
+    })
 }
 
 /// True when `(b − a) × (c − a)` is exactly zero. The differences are exact

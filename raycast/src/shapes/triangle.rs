@@ -182,10 +182,29 @@ impl ShearedRay {
         Some(Self::new_unchecked(ray))
     }
 
+    /// The axes `kx, ky, kz` of the shear (`kz` the dominant axis of the
+    /// direction, `kx, ky` ordered to keep the winding).
+    #[inline(always)]
+    pub(crate) fn axes(&self) -> [usize; 3] {
+        self.axes
+    }
+
+    /// The ray's origin in the order `kx, ky, kz`, in `f64`.
+    #[inline(always)]
+    pub(crate) fn origin(&self) -> [f64; 3] {
+        self.origin
+    }
+
+    /// The ray's direction in the order `kx, ky, kz`, in `f64`.
+    #[inline(always)]
+    pub(crate) fn dir(&self) -> [f64; 3] {
+        self.dir
+    }
+
     /// The shear of `ray`, which may be degenerate (then the values are
     /// meaningless but finite or NaN, never a panic).
     #[inline(always)]
-    fn new_unchecked(ray: &Ray) -> Self {
+    pub(crate) fn new_unchecked(ray: &Ray) -> Self {
         let kz = dominant_axis(ray.dir);
         let (kx, ky) = ((kz + 1) % 3, (kz + 2) % 3);
         // Keep the winding: swapping kx and ky mirrors the 2-D plane, so that
