@@ -105,7 +105,7 @@ impl Bvh {
             return;
         }
         let mut lanes: [Lane; LANES] = std::array::from_fn(|_| Lane {
-            rb: RayBoxes::new(&Ray::new(glam::Vec3::ZERO, glam::Vec3::X)),
+            rb: RayBoxes::new(&Ray::new(glam::Vec3::ZERO, glam::Vec3::X), Interval::FORWARD),
             range: Interval::FORWARD,
             cur: Entry::ROOT,
             stack: Stack::new(),
@@ -120,7 +120,7 @@ impl Bvh {
                 *next += 1;
                 let (ray, range) = start(i);
                 if ray.is_valid() && !range.is_empty() {
-                    lane.rb = RayBoxes::new(&ray);
+                    lane.rb = RayBoxes::new(&ray, range);
                     lane.range = range;
                     lane.cur = Entry::ROOT;
                     lane.stack.len = 0;
@@ -162,10 +162,14 @@ impl Bvh {
     ) -> bool {
         let cur = lane.cur;
         if cur.count == 0 {
-            let node = &self.nodes[cur.child as usize];
-            let (mask, near) = lane.rb.test(node, lane.range.min, lane.range.max);
+            let node = self.node(cur);
+            let (mask, near) = if lane.rb.signed {
+                lane.rb.test::<true>(node, lane.range.min, lane.range.max)
+            } else {
+                lane.rb.test::<false>(node, lane.range.min, lane.range.max)
+            };
             if mask != 0 {
-                lane.cur = self.descend::<ORDERED, P>(node, mask, near, &mut lane.stack, prefetch);
+                lane.cur = self.descend::<ORDERED, false, P>(node, mask, near, &mut lane.stack, prefetch);
                 self.prefetch(lane.cur, prefetch);
                 return true;
             }
