@@ -24,7 +24,7 @@
 //! rounding of each other they stop before it and the exact cell walk takes
 //! it, so edges and corners of chunks and bricks come out as in the plain walk.
 
-use super::voxels::{best_compiled, hit_in, start_cast, CastStart, VoxelHit};
+use super::voxels::{best_compiled, hit_in, Isa, VoxelHit};
 use super::walk::Flow;
 use super::walk::{GridWalk, Step, CELL_LIMIT};
 use super::Grid;
@@ -232,28 +232,33 @@ impl ChunkedVoxels {
     pub fn cast_cell(&self, ray: &Ray, range: Interval) -> Option<VoxelHit> {
         best_compiled(
             #[inline(always)]
-            || self.cast_cell_any(ray, range),
+            |isa| self.cast_cell_any(ray, range, isa),
         )
     }
 
     /// [`ChunkedVoxels::cast_cell`] for any CPU.
     #[inline(always)]
-    fn cast_cell_any(&self, ray: &Ray, range: Interval) -> Option<VoxelHit> {
+    fn cast_cell_any(&self, ray: &Ray, range: Interval, isa: Isa) -> Option<VoxelHit> {
         if self.count == 0 {
             return None;
         }
         let lo_cell = self.lo << CHUNK_BITS as i32;
         let hi_cell = (self.hi << CHUNK_BITS as i32) + (CHUNK_SIZE - 1);
-        let mut w = GridWalk::<3>::for_ray(&self.grid, ray, range);
-        w.in_box(ray, range, lo_cell.to_array(), hi_cell.to_array());
-        match start_cast(&w, |c| self.get(c)) {
-            CastStart::Walk => {}
-            CastStart::Inside(hit) => return Some(hit),
-            CastStart::Miss => return None,
+        let mut w =
+            GridWalk::<3>::ray_in_box(&self.grid, ray, range, lo_cell.to_array(), hi_cell.to_array(), isa);
+        if !w.is_walking() {
+            return None;
+        }
+        // The chunk of the last lookup, cached (most steps stay in one
+        // chunk), from the start cell's; a ray starting inside a solid
+        // cell hits it at `t_min`, no face.
+        let start = w.cell();
+        let (key, wi, b) = split(start);
+        let mut cached: (IVec3, Option<&Chunk>) = (key, self.chunks.get(&key).map(|c| &**c));
+        if cached.1.is_some_and(|c| c.bits[wi] >> b & 1 != 0) {
+            return Some(VoxelHit { cell: IVec3::from_array(start), t: w.t_min(), face: None });
         }
         let neg = w.neg_bits();
-        // The chunk of the last lookup, cached (most steps stay in one chunk).
-        let mut cached: (IVec3, Option<&Chunk>) = (IVec3::MAX, None);
         let mut found = (0u8, 0.0f64, [0i32; 3]);
         let mut empty_run = 0u32;
         let mut level = 0u32;
@@ -298,10 +303,10 @@ impl ChunkedVoxels {
                 },
             );
             let more = match flow {
-                Flow::Skip if level == CHUNK_BITS => {
-                    w.skip_empty::<CHUNK_BITS>([0; 3], |k| !self.chunks.contains_key(&IVec3::from_array(k)))
-                }
-                Flow::Skip => w.skip_empty::<2>([0; 3], |kb| {
+                Flow::Skip if level == CHUNK_BITS => w.skip_empty::<CHUNK_BITS>([0; 3], isa, |k| {
+                    !self.chunks.contains_key(&IVec3::from_array(k))
+                }),
+                Flow::Skip => w.skip_empty::<2>([0; 3], isa, |kb| {
                     let key = IVec3::new(kb[0] >> 2, kb[1] >> 2, kb[2] >> 2);
                     if key != cached.0 {
                         cached = (key, self.chunks.get(&key).map(|c| &**c));
@@ -317,13 +322,21 @@ impl ChunkedVoxels {
             }
         }
         let (axes, t, cell) = found;
+        if axes & axes.wrapping_sub(1) == 0 {
+            // One axis: the step's one cell, found solid (see `VoxelHit::single`).
+            return Some(VoxelHit::single(cell, axes, neg, w.step_t(t)));
+        }
         hit_in(&Step::from_parts(cell, axes, neg, w.step_t(t)), |c| self.get(IVec3::from_array(c)))
     }
 }
 
 impl RayCast for ChunkedVoxels {
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
-        Some(self.cast_cell(ray, range)?.to_hit(&self.grid, ray))
+        // The hit built in the compiled copy too (see `VoxelVolume`'s).
+        best_compiled(
+            #[inline(always)]
+            |isa| Some(self.cast_cell_any(ray, range, isa)?.make_hit(&self.grid, ray)),
+        )
     }
 
     fn hits(&self, ray: &Ray, range: Interval) -> bool {

@@ -8,7 +8,7 @@
 //! # Cast
 //! A ray is clipped to the volume's cells (grown by half a cell, with the
 //! clip's rounding bounded so that it never skips a cell: see
-//! `GridWalk::in_box`), then walked with the exact supercover walk driven in
+//! `GridWalk::ray_in_box`), then walked with the exact supercover walk driven in
 //! place ([`GridWalk::drive`]: no `Step` per cell); each step tests its
 //! cells' bits, the word of the current brick kept while the walk stays in
 //! it. When the walk has entered [`SKIP_AFTER`] empty bricks in a row it
@@ -22,7 +22,7 @@
 //! three-operand forms spare the register copies of the SSE2 step. No fused
 //! multiply–add is enabled, so every result is bit for bit the same.
 
-use super::voxels::{best_compiled, hit_in, start_cast, CastStart, VoxelHit};
+use super::voxels::{best_compiled, hit_in, Isa, VoxelHit};
 use super::walk::{Flow, GridWalk, Step, CELL_LIMIT};
 use super::Grid;
 use crate::shapes::RayCast;
@@ -58,6 +58,8 @@ pub struct VoxelVolume {
     /// One word per brick (module docs).
     bits: Vec<u64>,
     count: usize,
+    /// The highest cell, `min_cell + dims − 1` (kept: every cast clips to it).
+    max_cell: IVec3,
 }
 
 /// The state [`VoxelVolume::cast_cell`] carries from step to step (see there).
@@ -95,7 +97,17 @@ impl VoxelVolume {
         let n = bdims.as_u64vec3().element_product();
         let words =
             usize::try_from(n).map_err(|_| ShapeError::new("dims", format!("too large, got {dims}")))?;
-        Ok(Self { grid, min_cell, dims, bdims, bits: crate::pages::zeroed_on_huge_pages(words), count: 0 })
+        // Within ±2^29 (checked above), so the `i32` arithmetic cannot wrap.
+        let max_cell = min_cell + dims.as_ivec3() - 1;
+        Ok(Self {
+            grid,
+            min_cell,
+            dims,
+            bdims,
+            bits: crate::pages::zeroed_on_huge_pages(words),
+            count: 0,
+            max_cell,
+        })
     }
 
     /// The smallest volume holding `cells`, with those cells solid.
@@ -180,7 +192,11 @@ impl VoxelVolume {
         if b[0] < self.bdims.x && b[1] < self.bdims.y && b[2] < self.bdims.z {
             let w = b[0] as usize
                 + self.bdims.x as usize * (b[1] as usize + self.bdims.y as usize * b[2] as usize);
-            self.bits[w]
+            debug_assert!(w < self.bits.len());
+            // SAFETY: `b < bdims` on every axis, so `w` is below the product
+            // of `bdims`, which is `bits.len()` (`try_new`; never resized).
+            // No bounds check: this runs at every brick the walk enters.
+            unsafe { *self.bits.get_unchecked(w) }
         } else {
             0
         }
@@ -231,25 +247,37 @@ impl VoxelVolume {
     pub fn cast_cell(&self, ray: &Ray, range: Interval) -> Option<VoxelHit> {
         best_compiled(
             #[inline(always)]
-            || self.cast_cell_any(ray, range),
+            |isa| self.cast_cell_any(ray, range, isa),
         )
     }
 
     /// [`VoxelVolume::cast_cell`] for any CPU.
     #[inline(always)]
-    fn cast_cell_any(&self, ray: &Ray, range: Interval) -> Option<VoxelHit> {
+    fn cast_cell_any(&self, ray: &Ray, range: Interval, isa: Isa) -> Option<VoxelHit> {
         if self.count == 0 {
             return None;
         }
-        let hi = self.min_cell + self.dims.as_ivec3() - 1;
-        let mut w = GridWalk::<3>::for_ray(&self.grid, ray, range);
-        w.in_box(ray, range, self.min_cell.to_array(), hi.to_array());
-        match start_cast(&w, |c| self.get(c)) {
-            CastStart::Walk => {}
-            CastStart::Inside(hit) => return Some(hit),
-            CastStart::Miss => return None,
+        let mut w = GridWalk::<3>::ray_in_box(
+            &self.grid,
+            ray,
+            range,
+            self.min_cell.to_array(),
+            self.max_cell.to_array(),
+            isa,
+        );
+        if !w.is_walking() {
+            return None;
         }
+        // A ray starting inside a solid cell hits it at `t_min`, no face
+        // (the start cell tested by its brick's word, kept below).
         let base = self.min_cell.to_array();
+        let start = w.cell();
+        let r0: [u32; 3] = std::array::from_fn(|a| start[a].wrapping_sub(base[a]) as u32);
+        let b0 = r0.map(|x| x >> 2);
+        let word0 = self.brick_word(b0);
+        if word0 >> ((r0[0] & 3) | (r0[1] & 3) << 2 | (r0[2] & 3) << 4) & 1 != 0 {
+            return Some(VoxelHit { cell: IVec3::from_array(start), t: w.t_min(), face: None });
+        }
         let neg = w.neg_bits();
         let abs = move |r: [i32; 3]| std::array::from_fn(|a| r[a].wrapping_add(base[a]));
         // The cell's bit in its brick with the 2-bit field of each axis the
@@ -258,7 +286,9 @@ impl VoxelVolume {
         // this value grows (by 4^a) on a step within the brick and falls (by
         // 3·4^a) when the field wraps 3 → 0, i.e. when the step enters
         // another brick.
-        let flip = (0..3).fold(0u32, |f, a| f | (u32::from(neg >> a & 1) * (3 << (2 * a))));
+        // (By table: bit a of `neg` gives the field 3 << 2a.)
+        const FLIP: [u32; 8] = [0, 3, 12, 15, 48, 51, 60, 63];
+        let flip = FLIP[usize::from(neg & 7)];
         // Carried from step to step (in registers, see
         // `GridWalk::drive_with`): the brick of the last single-axis step
         // (offsets from `min_cell`, shifted by 2) and its word, so that a
@@ -266,8 +296,14 @@ impl VoxelVolume {
         // load); `last`, that step's flipped bit, `u32::MAX` after a step of
         // several axes or a skip (the brick is then compared); the run of
         // empty bricks entered; and the hit (axes, t, cell).
-        let mut st =
-            Walk { brick: [u32::MAX; 3], word: 0, last: u32::MAX, empty_run: 0, found: (0, 0.0, [0; 3]) };
+        //
+        // The start cell's brick is taken as the last one when its word is
+        // not 0: a step into it then needs no lookup, and the run of empty
+        // bricks is what a lookup would have made it (0). An empty start
+        // brick is looked up again at the first step, so that the run and
+        // the skips come out as without it.
+        let brick = if word0 != 0 { b0 } else { [u32::MAX; 3] };
+        let mut st = Walk { brick, word: word0, last: u32::MAX, empty_run: 0, found: (0, 0.0, [0; 3]) };
         loop {
             // Cells relative to `min_cell` (wrapping: cells below it become
             // huge, outside the bricks).
@@ -278,10 +314,13 @@ impl VoxelVolume {
                     let bit = h.low2();
                     let fb = bit ^ flip;
                     // `fb ≥ last`: the step stayed in the brick of the last
-                    // single-axis step, `st.brick`; otherwise compare.
+                    // single-axis step, `st.brick`. `fb < last` after one
+                    // (`last ≠ MAX`): the field of the step's axis wrapped,
+                    // so the brick is another one for sure; after a step of
+                    // several axes, a skip or at the start, compare.
                     if fb < st.last {
                         let b = h.cell().map(|x| x as u32 >> 2);
-                        if b != st.brick {
+                        if st.last != u32::MAX || b != st.brick {
                             st.brick = b;
                             st.word = self.brick_word(b);
                             st.empty_run = if st.word == 0 { st.empty_run + 1 } else { 0 };
@@ -314,7 +353,7 @@ impl VoxelVolume {
             });
             match flow {
                 Flow::Skip => {
-                    if !w.skip_empty::<2>(base, |kb| self.brick_empty(kb)) {
+                    if !w.skip_empty::<2>(base, isa, |kb| self.brick_empty(kb)) {
                         return None;
                     }
                 }
@@ -323,6 +362,12 @@ impl VoxelVolume {
             }
         }
         let (axes, t, rc) = st.found;
+        if axes & axes.wrapping_sub(1) == 0 {
+            // One axis: the step's one cell, whose bit was just found set,
+            // entered through that axis's face (what `hit_in` answers for
+            // it, without looking the cell up again).
+            return Some(VoxelHit::single(abs(rc), axes, neg, w.step_t(t)));
+        }
         hit_in(&Step::from_parts(abs(rc), axes, neg, w.step_t(t)), |c| self.get(IVec3::from_array(c)))
     }
 }
@@ -362,7 +407,11 @@ impl VoxelVolume {
 
 impl RayCast for VoxelVolume {
     fn cast(&self, ray: &Ray, range: Interval) -> Option<Hit> {
-        Some(self.cast_cell(ray, range)?.to_hit(&self.grid, ray))
+        // The hit built in the compiled copy too (no second call, no copy of the `VoxelHit`).
+        best_compiled(
+            #[inline(always)]
+            |isa| Some(self.cast_cell_any(ray, range, isa)?.make_hit(&self.grid, ray)),
+        )
     }
 
     fn hits(&self, ray: &Ray, range: Interval) -> bool {
@@ -432,7 +481,11 @@ mod tests {
             };
             let ray = Ray::new(o, d);
             for range in [Interval::FORWARD, Interval::new(-3.0, 7.5)] {
-                assert_eq!(v.cast_cell(&ray, range), v.cast_cell_any(&ray, range), "{ray:?} {range:?}");
+                assert_eq!(
+                    v.cast_cell(&ray, range),
+                    v.cast_cell_any(&ray, range, Isa::BASELINE),
+                    "{ray:?} {range:?}"
+                );
             }
         }
     }

@@ -12,6 +12,7 @@
 mod chunked;
 mod dense;
 mod exact;
+mod lanes;
 mod voxels;
 mod walk;
 

@@ -1,6 +1,6 @@
 //! The first solid cell along a ray, for any storage: [`first_solid`] and
 //! [`VoxelHit`], plus the pieces the dense and chunked volumes share
-//! (the start of a cast, building the [`Hit`]).
+//! (building the [`Hit`]).
 //!
 //! A ray hits the first cell of its [`GridWalk`] (supercover on) that is
 //! solid: at the `t` where the walk enters it, through the face of one of the
@@ -58,40 +58,38 @@ pub(crate) fn hit_in(step: &Step<3>, mut solid: impl FnMut([i32; 3]) -> bool) ->
 }
 
 impl VoxelHit {
+    /// The hit on `cell`, entered at `t` across the one axis of `axes` (a
+    /// single bit) with the direction's signs `neg`: what [`hit_in`]
+    /// answers for a single-axis step whose cell is solid.
+    #[inline(always)]
+    pub(crate) fn single(cell: [i32; 3], axes: u8, neg: u8, t: f32) -> Self {
+        let a = axes.trailing_zeros() as usize;
+        Self { cell: IVec3::from_array(cell), t, face: Some(Part::axis_face(a, neg & (1 << a) != 0)) }
+    }
+
     /// The full [`Hit`] for `ray` on `grid`: the point on the entered face
     /// (its coordinate on the face's axis snapped to the plane), the face's
     /// outward normal and `cell`.
     pub fn to_hit(&self, grid: &Grid<3>, ray: &Ray) -> Hit {
+        self.make_hit(grid, ray)
+    }
+
+    /// [`VoxelHit::to_hit`], inlined into the volumes' casts.
+    #[inline(always)]
+    pub(crate) fn make_hit(&self, grid: &Grid<3>, ray: &Ray) -> Hit {
         let face = self.face.unwrap_or_else(|| inside_face(grid, ray, self.cell));
         let (axis, positive) = face_axis(face);
         let s = if positive { 1.0 } else { -1.0 };
-        let mut point = ray.at(self.t);
-        // Per axis (no indexing by `axis`: the point and normal stay in registers).
-        let snap = |a: usize| {
-            let k = self.cell[a] + i32::from(positive);
-            (f64::from(grid.origin[a]) + f64::from(k) * f64::from(grid.cell_size[a])) as f32
-        };
-        let snapped = self.face.is_some();
-        let normal = match axis {
-            0 => {
-                if snapped {
-                    point.x = snap(0);
-                }
-                Vec3::new(s, 0.0, 0.0)
-            }
-            1 => {
-                if snapped {
-                    point.y = snap(1);
-                }
-                Vec3::new(0.0, s, 0.0)
-            }
-            _ => {
-                if snapped {
-                    point.z = snap(2);
-                }
-                Vec3::new(0.0, 0.0, s)
-            }
-        };
+        let mut point = ray.at(self.t).to_array();
+        // Arrays indexed by `axis` (a store and a reload, no branch on the axis).
+        let mut normal = [0.0; 3];
+        normal[axis] = s;
+        if self.face.is_some() {
+            let k = self.cell[axis] + i32::from(positive);
+            point[axis] =
+                (f64::from(grid.origin[axis]) + f64::from(k) * f64::from(grid.cell_size[axis])) as f32;
+        }
+        let (point, normal) = (Vec3::from_array(point), Vec3::from_array(normal));
         // `dir · normal < 0` as `Hit::with_point` has it: the other two
         // products are ±0, so the dot product is exactly `s·dir[axis]`.
         let d = ray.dir[axis];
@@ -102,16 +100,15 @@ impl VoxelHit {
     }
 }
 
-/// Axis and sign of a cell face.
+/// Axis and sign of a cell face (`(2, false)` for a part that is not one).
+#[inline(always)]
 fn face_axis(face: Part) -> (usize, bool) {
-    match face {
-        Part::PosX => (0, true),
-        Part::NegX => (0, false),
-        Part::PosY => (1, true),
-        Part::NegY => (1, false),
-        Part::PosZ => (2, true),
-        _ => (2, false),
-    }
+    // By table, `axis | positive << 2` per part (14 parts, in `Part`'s
+    // order: surface, face, +x, −x, +y, −y, +z, −z, then the rest): a load,
+    // no branch or jump on the part.
+    const AXES: [u8; 16] = [2, 2, 4, 0, 5, 1, 6, 2, 2, 2, 2, 2, 2, 2, 2, 2];
+    let e = AXES[face as usize & 15];
+    (usize::from(e & 3), e & 4 != 0)
 }
 
 /// For a ray starting inside `cell`: the face through which its line entered
@@ -141,12 +138,48 @@ fn inside_face(grid: &Grid<3>, ray: &Ray, cell: IVec3) -> Part {
 /// multiply–add is enabled, so the results are bit for bit those of the
 /// baseline copy.
 #[inline(always)]
-pub(crate) fn best_compiled<R>(f: impl FnOnce() -> R) -> R {
+pub(crate) fn best_compiled<R>(f: impl FnOnce(Isa) -> R) -> R {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx") {
         // SAFETY: the CPU has AVX (just checked).
-        return unsafe { with_avx(f) };
+        return unsafe {
+            with_avx(
+                #[inline(always)]
+                || f(Isa { avx: true }),
+            )
+        };
     }
+    baseline(
+        #[inline(always)]
+        || f(Isa::BASELINE),
+    )
+}
+
+/// What the CPU running a cast offers beyond the baseline ([`best_compiled`]
+/// passes it down): the walk's setup uses AVX's 256-bit registers when it
+/// is there ([`GridWalk::ray_in_box`]). Only [`best_compiled`] makes one that
+/// says AVX, after checking the CPU.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Isa {
+    avx: bool,
+}
+
+impl Isa {
+    /// The baseline instruction set (any CPU of the target).
+    pub(crate) const BASELINE: Isa = Isa { avx: false };
+
+    /// True when the CPU has AVX.
+    #[inline(always)]
+    pub(crate) fn avx(self) -> bool {
+        self.avx
+    }
+}
+
+/// `f()` out of line: the baseline copy of a cast in its own function, so
+/// that the caller of [`best_compiled`] stays a test and a call (inlined, its
+/// frame and saved registers would cost every call, AVX or not).
+#[inline(never)]
+fn baseline<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
@@ -158,33 +191,6 @@ pub(crate) fn best_compiled<R>(f: impl FnOnce() -> R) -> R {
 #[target_feature(enable = "avx")]
 unsafe fn with_avx<R>(f: impl FnOnce() -> R) -> R {
     f()
-}
-
-/// How a volume's cast begins, given its walk built with
-/// [`GridWalk::in_box`]: no walk at all, a hit on the start cell, or walk on.
-pub(crate) enum CastStart {
-    /// The ray cannot reach the solid cells' box (or is degenerate).
-    Miss,
-    /// The ray starts inside a solid cell: hit at `t_min`, no face.
-    Inside(VoxelHit),
-    /// Walk on from the (empty) start cell.
-    Walk,
-}
-
-/// The common start of the dense and chunked casts: the walk `w` from
-/// [`GridWalk::in_box`] (clipped to the box of cells that may be solid,
-/// begun, no step limit) and the test of its start cell with `solid`. The
-/// walk stays in the caller's frame (no copy of it per ray).
-#[inline(always)]
-pub(crate) fn start_cast(w: &GridWalk<3>, solid: impl Fn(IVec3) -> bool) -> CastStart {
-    if !w.is_walking() {
-        return CastStart::Miss;
-    }
-    let start = IVec3::from_array(w.cell());
-    if solid(start) {
-        return CastStart::Inside(VoxelHit { cell: start, t: w.t_min(), face: None });
-    }
-    CastStart::Walk
 }
 
 /// The largest `f32` ≤ `x`.
@@ -204,5 +210,24 @@ pub(crate) fn round_up(x: f64) -> f32 {
         next_up(y)
     } else {
         y
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `face_axis` inverts `Part::axis_face` (its arithmetic relies on the
+    /// order of the faces in `Part`) and gives `(2, false)` for other parts.
+    #[test]
+    fn face_axis_inverts_axis_face() {
+        for axis in 0..3 {
+            for positive in [false, true] {
+                assert_eq!(face_axis(Part::axis_face(axis, positive)), (axis, positive));
+            }
+        }
+        for part in [Part::Surface, Part::Face, Part::Side, Part::Top] {
+            assert_eq!(face_axis(part), (2, false));
+        }
     }
 }

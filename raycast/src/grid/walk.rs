@@ -73,13 +73,16 @@
 //! walk on the same planes, with the same fast step and filters
 //! ([`GridWalk::skip_empty`],
 //! [`GridWalk::skip_to`]); their walks are set up and clipped in one pass
-//! ([`GridWalk::in_box`]).
+//! ([`GridWalk::ray_in_box`]).
 //!
 //! Cell coordinates are limited to `[−2^29, 2^29)` (DESIGN asks for ±2^24):
 //! a walk starting outside is empty, and a walk ends where it would leave.
 
 use super::exact::{two_sum, Terms};
-use super::voxels::{round_down, round_up};
+#[cfg(target_arch = "x86_64")]
+use super::lanes::V4;
+use super::lanes::{Lanes, V};
+use super::voxels::{round_down, round_up, Isa};
 use super::Grid;
 use crate::{Interval, Part, Ray};
 use glam::{IVec2, IVec3, Vec2, Vec3};
@@ -372,6 +375,16 @@ impl<const N: usize> GridWalk<N> {
     /// give the bound; also the coarse walk's, [`GridWalk::skip_empty`]).
     #[inline(always)]
     fn fast_segment(&self, tn: &[f64; N], dt: &[f64; N], budget: u32) -> (f64, f64) {
+        let (tol_fix, end, m) = self.fast_segment_raw(tn, dt, budget);
+        // m = ∞ (nothing moves) or anything not finite: no fast steps.
+        (tol_fix, if m.is_finite() && end.is_finite() { end } else { f64::NEG_INFINITY })
+    }
+
+    /// [`GridWalk::fast_segment`] without the test for finite values:
+    /// `(tol_fix, end, m)`, `end` the segment's end as long as `m` and it
+    /// are finite.
+    #[inline(always)]
+    fn fast_segment_raw(&self, tn: &[f64; N], dt: &[f64; N], budget: u32) -> (f64, f64, f64) {
         let mut m = tn[0];
         for t in &tn[1..] {
             m = fmin(m, *t);
@@ -387,8 +400,7 @@ impl<const N: usize> GridWalk<N> {
         let ks = self.ks + KS_STEP * f64::from(budget);
         let tol_fix = (self.tol_c + ks * (mb + self.atmin)) * (1.0 + 1e-9);
         let end = fmin(seg_end, self.t_end_fast - 2.0 * tol_fix);
-        // m = ∞ (nothing moves) or anything not finite: no fast steps.
-        (tol_fix, if m.is_finite() && end.is_finite() { end } else { f64::NEG_INFINITY })
+        (tol_fix, end, m)
     }
 
     /// The next plane of axis `a` (exact integer in `f64`).
@@ -817,9 +829,46 @@ impl<const N: usize> GridWalk<N> {
     /// Always inlined (its one call is in [`GridWalk::skip_empty`]), so that
     /// it is compiled with the volumes' target features.
     #[inline(always)]
-    pub(crate) fn skip_to(&mut self, ts: f64) {
+    pub(crate) fn skip_to(&mut self, ts: f64, isa: Isa) {
+        #[cfg(target_arch = "x86_64")]
+        if isa.avx() {
+            // SAFETY: the CPU has AVX (an `Isa` says so only then).
+            unsafe { self.skip_to_avx(ts) };
+            return;
+        }
+        let _ = isa;
+        self.skip_to_base(ts);
+    }
+
+    /// [`GridWalk::skip_to`] with AVX, out of line: a skip is rare next to
+    /// the steps, and its code inlined into the volumes' casts costs their
+    /// step loop registers (measured: a spill more per step).
+    ///
+    /// # Safety
+    /// The CPU must support AVX.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    #[inline(never)]
+    unsafe fn skip_to_avx(&mut self, ts: f64) {
+        self.skip_to_with::<V4>(ts);
+    }
+
+    /// [`GridWalk::skip_to`] on the baseline, out of line (see
+    /// [`GridWalk::skip_to_avx`]).
+    #[inline(never)]
+    fn skip_to_base(&mut self, ts: f64) {
+        self.skip_to_with::<V>(ts);
+    }
+
+    /// [`GridWalk::skip_to`], its common case on lanes `L`.
+    #[inline(always)]
+    fn skip_to_with<L: Lanes>(&mut self, ts: f64) {
         self.sync();
         if !ts.is_finite() {
+            return;
+        }
+        if self.skip_to_lanes::<L>(ts) {
+            self.renew();
             return;
         }
         for a in 0..N {
@@ -882,6 +931,76 @@ impl<const N: usize> GridWalk<N> {
         self.renew();
     }
 
+    /// [`GridWalk::skip_empty`]'s first block planes (`base + (k + 1)·2^L`
+    /// moving up, `base + k·2^L` down) and their times, on lanes, when all
+    /// three axes move; `None` otherwise.
+    #[inline(always)]
+    fn block_times<L: Lanes>(
+        &self,
+        base: &[i32; N],
+        kb: &[i32; N],
+        width: f64,
+    ) -> Option<([f64; N], [f64; N])> {
+        if N != 3 || self.step.contains(&0) {
+            return None;
+        }
+        let l3 = |v: &[f64; N]| L::new(std::array::from_fn(|a| v[a]));
+        let kp: [i32; 3] = std::array::from_fn(|a| kb[a] + i32::from(self.step[a] > 0));
+        let plane = L::from_i32(std::array::from_fn(|a| base[a])) + L::from_i32(kp) * L::splat(width);
+        let t = (plane * l3(&self.size) + l3(&self.c)) * l3(&self.inv);
+        let (p, t) = (plane.get(), t.get());
+        Some((std::array::from_fn(|a| p[a]), std::array::from_fn(|a| t[a])))
+    }
+
+    /// [`GridWalk::skip_to`]'s common case, every axis at once on
+    /// [`Lanes`]: every axis moving, and on each the first plane estimated
+    /// confirmed by the time filter at once (its time and its
+    /// predecessor's, unless that is the current plane, farther than
+    /// `tol/2` on the right sides of `ts`). Then the cells and times are
+    /// set (the renewal is the caller's) and the answer is true; otherwise
+    /// nothing changes and the answer is false (the per-axis loops decide).
+    ///
+    /// Each lane computes what the loops compute first for its axis, by the
+    /// same operations (`⌊x⌋` and `⌈x⌉ = −⌊−x⌋` of `|x| ≤ 2^29 + 1` by
+    /// truncation and a correction, exact; the plane indices are integers
+    /// below 2^31, exact in `f64`), so the result is theirs bit for bit.
+    #[inline(always)]
+    fn skip_to_lanes<L: Lanes>(&mut self, ts: f64) -> bool {
+        if N != 3 || self.step.contains(&0) {
+            return false;
+        }
+        let l3 = |v: &[f64; N]| L::new(std::array::from_fn(|a| v[a]));
+        let (one, zero) = (L::splat(1.0), L::splat(0.0));
+        let up = L::new(std::array::from_fn(|a| f64::from(self.step[a]))).gt(zero);
+        let (d, c, size, inv) = (l3(&self.dh), l3(&self.c), l3(&self.size), l3(&self.inv));
+        // Position at ts in cells, clamped, as in `skip_to`.
+        let lim = f64::from(CELL_LIMIT) + 1.0;
+        let x = ((L::splat(ts) * d - c) / size).max(L::splat(-lim)).min(L::splat(lim));
+        let tr = x.trunc();
+        let floor = tr - L::select(tr.gt(x), one, zero);
+        let ceil = tr + L::select(tr.lt(x), one, zero);
+        let up1 = L::select(up, one, zero);
+        let now = L::from_i32(std::array::from_fn(|a| self.cell[a])) + up1;
+        let est = L::select(up, ceil, floor);
+        let n = L::select(up, est.max(now), est.min(now));
+        let half_tol = |t: L| {
+            L::splat(0.5) * (L::splat(self.tol_c) + L::splat(self.ks) * (t.abs() + L::splat(self.atmin)))
+        };
+        let ts_v = L::splat(ts);
+        let tn = (n * size + c) * inv;
+        let s = L::select(up, one, L::splat(-1.0));
+        let tp = ((n - s) * size + c) * inv;
+        let sure = (tn - half_tol(tn)).ge(ts_v).and(n.eq(now).or((tp + half_tol(tp)).lt(ts_v)));
+        if sure.bits() != 7 {
+            return false;
+        }
+        let (cell, tn) = ((n - up1).to_i32(), tn.get());
+        for a in 0..N {
+            (self.cell[a], self.tn[a]) = (cell[a], tn[a]);
+        }
+        true
+    }
+
     /// Skips blocks of `2^L` cells per axis (block `k` holds cells
     /// `base + k·2^L ..`) that `empty` says hold nothing of interest.
     ///
@@ -912,6 +1031,7 @@ impl<const N: usize> GridWalk<N> {
     pub(crate) fn skip_empty<const L: u32>(
         &mut self,
         base: [i32; N],
+        isa: Isa,
         mut empty: impl FnMut([i32; N]) -> bool,
     ) -> bool {
         self.sync();
@@ -923,9 +1043,26 @@ impl<const N: usize> GridWalk<N> {
             |a: usize, k: i32, s: i32| f64::from(base[a]) + f64::from(k + i32::from(s > 0)) * width;
         for a in 0..N {
             kb[a] = (self.cell[a] - base[a]) >> L;
-            if self.step[a] != 0 {
-                plane[a] = next_plane(a, kb[a], self.step[a]);
-                tc[a] = self.time_at(a, plane[a]);
+        }
+        // Every axis moving (3D): the planes and their times at once on
+        // lanes, by the same operations as the loop below (`next_plane`,
+        // `time_at`), so bit for bit its values.
+        #[cfg(target_arch = "x86_64")]
+        let lanes = if isa.avx() {
+            self.block_times::<V4>(&base, &kb, width)
+        } else {
+            self.block_times::<V>(&base, &kb, width)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let lanes = self.block_times::<V>(&base, &kb, width);
+        if let Some((p, t)) = lanes {
+            (plane, tc) = (p, t);
+        } else {
+            for a in 0..N {
+                if self.step[a] != 0 {
+                    plane[a] = next_plane(a, kb[a], self.step[a]);
+                    tc[a] = self.time_at(a, plane[a]);
+                }
             }
         }
         let t_max = f64::from(self.t_max);
@@ -996,9 +1133,36 @@ impl<const N: usize> GridWalk<N> {
             budget = FAST_BUDGET;
             (tol_f, end_f) = self.fast_segment(&tc, &dtc, budget);
         };
-        self.skip_to(ts);
+        self.skip_to(ts, isa);
         true
     }
+}
+
+/// What [`GridWalk::fast_setup`] found.
+enum Fast {
+    /// The walk's values ([`GridWalk::ray_in_box`] builds it).
+    Walk(FastParts),
+    /// No walk: the ray misses the box, or starts beyond the cells.
+    Miss,
+    /// Not the common case: the general path decides.
+    General,
+}
+
+/// The values of a walk set up by [`GridWalk::fast_setup`] (the fields of
+/// the same names).
+struct FastParts {
+    cell: [i32; 3],
+    step: [i32; 3],
+    tn: [f64; 3],
+    c: [f64; 3],
+    inv: [f64; 3],
+    dt: [f64; 3],
+    t_min: f32,
+    t_max: f32,
+    atmin: f64,
+    tol_c: f64,
+    neg: u8,
+    t_end_fast: f64,
 }
 
 /// What [`GridWalk::drive`]'s visitor wants next, and how a drive ended.
@@ -1422,11 +1586,10 @@ fn exact_diff<const N: usize>(a: [f32; N], b: [f32; N]) -> ([f64; N], [f64; N]) 
 
 impl GridWalk<3> {
     /// A walk of `ray` over `range` that is over before it starts, with no
-    /// step limit: [`GridWalk::in_box`] then clips and starts it. Two calls
-    /// so that the walk is built in the caller's frame (a walk returned by a
-    /// function that clips it is copied there, 312 bytes per ray).
+    /// step limit: [`GridWalk::clip_to_box`], `init` and `begin` then clip
+    /// and start it ([`GridWalk::ray_in_box`]'s general path).
     #[inline(always)]
-    pub(crate) fn for_ray(grid: &Grid<3>, ray: &Ray, range: Interval) -> Self {
+    fn for_ray(grid: &Grid<3>, ray: &Ray, range: Interval) -> Self {
         let o = ray.origin.to_array();
         let dh = ray.dir.to_array().map(f64::from);
         let mut w = Self::blank(grid, o, dh, [0.0; 3], range, true);
@@ -1434,9 +1597,9 @@ impl GridWalk<3> {
         w
     }
 
-    /// Makes a [`GridWalk::for_ray`] walk the supercover walk of its ray
-    /// clipped to the box of cells `[lo_cell, hi_cell]` grown by half a
-    /// cell, with its start step taken ([`GridWalk::begin`]); it stays over
+    /// The supercover walk of `ray` over `range` clipped to the box of
+    /// cells `[lo_cell, hi_cell]` grown by half a cell, with no step limit
+    /// and its start step taken ([`GridWalk::begin`]); it is over
     /// (`!is_walking()`) when the ray misses that box or is not valid.
     ///
     /// The clip is fused with the setup so that the reciprocals `1/d` are
@@ -1451,15 +1614,219 @@ impl GridWalk<3> {
     /// box through its exact tie logic. Half a cell rather than a whole one:
     /// the start point then lies mid-cell, where the start cell's `f64`
     /// floor is certain (no exact fallback in [`start_cell`]).
+    ///
+    /// The common case is set up by [`GridWalk::fast_setup`] and the walk
+    /// built once from its values (no blank walk written first); the
+    /// general path (zero direction components, rare inputs) builds the
+    /// blank walk and clips and starts it ([`GridWalk::clip_to_box`]).
     #[inline(always)]
-    pub(crate) fn in_box(&mut self, ray: &Ray, range: Interval, lo_cell: [i32; 3], hi_cell: [i32; 3]) {
-        if self.clip_to_box(ray, range, lo_cell, hi_cell) {
-            self.init();
-            self.begin();
+    pub(crate) fn ray_in_box(
+        grid: &Grid<3>,
+        ray: &Ray,
+        range: Interval,
+        lo_cell: [i32; 3],
+        hi_cell: [i32; 3],
+        isa: Isa,
+    ) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        let fast = if isa.avx() {
+            Self::fast_setup::<V4>(grid, ray, range, lo_cell, hi_cell)
+        } else {
+            Self::fast_setup::<V>(grid, ray, range, lo_cell, hi_cell)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let fast = {
+            let _ = isa;
+            Self::fast_setup::<V>(grid, ray, range, lo_cell, hi_cell)
+        };
+        match fast {
+            Fast::Walk(p) => {
+                // `begin` on the walk of `for_ray` (`remaining = u32::MAX`, no
+                // fast step yet, so `sync` changes nothing): the start step
+                // taken (one of `remaining`) and the first segment started,
+                // as `renew` does.
+                let remaining = u32::MAX - 1;
+                let budget = FAST_BUDGET.min(remaining);
+                let mut w = Self {
+                    cell: p.cell,
+                    step: p.step,
+                    tn: p.tn,
+                    c: p.c,
+                    inv: p.inv,
+                    size: grid.cell_size.map(f64::from),
+                    origin: grid.origin.map(f64::from),
+                    o: ray.origin.to_array().map(f64::from),
+                    dh: ray.dir.to_array().map(f64::from),
+                    dl: [0.0; 3],
+                    t_min: p.t_min,
+                    t_max: p.t_max,
+                    tol_c: p.tol_c,
+                    dt: p.dt,
+                    ks: KS0,
+                    atmin: p.atmin,
+                    t_end_fast: p.t_end_fast,
+                    remaining,
+                    supercover: true,
+                    state: State::Walking,
+                    neg: p.neg,
+                    tol_fix: f64::INFINITY,
+                    t_fast_end: f64::NEG_INFINITY,
+                    fast_left: budget,
+                    fast_given: budget,
+                };
+                // `fast_segment`'s `m` and `end` are finite here (no test):
+                // every `d ≠ 0` is an `f32` (|1/d| ≤ 2^149) and every other
+                // input an `f32` or a cell index below 2^30, so the times,
+                // increments and tolerances stay below 2^320, and
+                // `t_end_fast` is at most the finite time of a `CELL_LIMIT`
+                // plane.
+                (w.tol_fix, w.t_fast_end, _) = w.fast_segment_raw(&w.tn, &w.dt, budget);
+                w
+            }
+            // Missed, or beyond the cells: over, as the general path leaves it.
+            Fast::Miss => Self::for_ray(grid, ray, range),
+            Fast::General => {
+                let mut w = Self::for_ray(grid, ray, range);
+                if w.clip_to_box(ray, range, lo_cell, hi_cell) {
+                    w.init();
+                    w.begin();
+                }
+                w
+            }
         }
     }
 
-    /// [`GridWalk::in_box`]'s clip: sets `inv`, `t_min`, `t_max` and
+    /// [`GridWalk::ray_in_box`] for the common case, a ray with finite
+    /// inputs and every direction component non-zero, over a non-empty
+    /// range: the clip ([`GridWalk::clip_to_box`]) and the setup
+    /// ([`GridWalk::init`]) fused, with every axis's arithmetic done at once
+    /// on [`Lanes`] (one 256-bit operation each on AVX). [`Fast::General`]
+    /// when the case does not apply (the general path then runs).
+    ///
+    /// Every value is computed by the same operations, in the same order,
+    /// as in `clip_to_box` and `init` (each lane is one axis's scalar
+    /// computation, and the reductions over the axes run in the same
+    /// order), so the walk is bit for bit the general path's: its `t_min`,
+    /// `t_max`, times, increments and tolerances, hence every later
+    /// decision of the fast and slow steps, and every answer. The start
+    /// cell is the exact one either way (the same filter; where it fails,
+    /// the exact [`start_cell`]).
+    #[inline(always)]
+    fn fast_setup<L: Lanes>(
+        grid: &Grid<3>,
+        ray: &Ray,
+        range: Interval,
+        lo_cell: [i32; 3],
+        hi_cell: [i32; 3],
+    ) -> Fast {
+        let dh = ray.dir.to_array().map(f64::from);
+        let (o64, origin, size64) =
+            (ray.origin.to_array().map(f64::from), grid.origin.map(f64::from), grid.cell_size.map(f64::from));
+        let (d, o, org, size) = (L::new(dh), L::new(o64), L::new(origin), L::new(size64));
+        // Finite (NaN fails too) and non-zero components, a non-empty range.
+        let inf = L::splat(f64::INFINITY);
+        let finite = o.abs().lt(inf).and(d.abs().lt(inf)).and(d.ne(L::splat(0.0)));
+        if finite.bits() != 7 || range.is_empty() {
+            return Fast::General;
+        }
+        let (lc, hc) = (L::from_i32(lo_cell), L::from_i32(hi_cell));
+        // The clip, as `clip_to_box`.
+        let inv = L::splat(1.0) / d;
+        let lo = org + (lc - L::splat(0.5)) * size;
+        let hi = org + (hc + L::splat(1.5)) * size;
+        let mag = o.abs() + org.abs() + (lc.abs() + hc.abs() + L::splat(2.0)) * size;
+        let slack = L::splat(8.0 * U) * mag * inv.abs();
+        let up = d.gt(L::splat(0.0));
+        let t_in = ((L::select(up, lo, hi) - o) * inv - slack).get();
+        let t_out = ((L::select(up, hi, lo) - o) * inv + slack).get();
+        let (mut t0, mut t1) = (f64::from(range.min), f64::from(range.max));
+        for a in 0..3 {
+            t0 = fmax(t0, t_in[a]);
+            t1 = fmin(t1, t_out[a]);
+        }
+        let overlaps = t0 <= t1;
+        if !overlaps {
+            return Fast::Miss;
+        }
+        let t_min = if t0 == f64::from(range.min) { range.min } else { round_down(t0) };
+        let t_max = if t1 == f64::from(range.max) { range.max } else { round_up(t1) };
+        let atmin = f64::from(t_min).abs();
+        // The start cell, as `start_cell`: its estimate, its filter, and
+        // where that fails, `start_cell` itself.
+        let t0 = L::splat(f64::from(t_min));
+        let inv_s = L::splat(1.0) / size;
+        let x = ((o + t0 * d) - org) * inv_s;
+        let limit = f64::from(CELL_LIMIT);
+        if x.abs().le(L::splat(limit + 2.0)).bits() != 7 {
+            // Beyond the cells, or not finite (rare): the general path decides.
+            return Fast::General;
+        }
+        // ⌊x⌋ (|x| ≤ 2^29 + 2: the truncation fits an i32 and is exact in f64).
+        let tr = x.trunc();
+        let n = tr - L::select(tr.gt(x), L::splat(1.0), L::splat(0.0));
+        let err = L::splat(8.0 * U) * (o.abs() + (t0 * d).abs() + org.abs()) * inv_s;
+        let frac = x - n;
+        let sure = frac
+            .gt(err)
+            .and((L::splat(1.0) - frac).gt(err))
+            .and(n.ge(L::splat(-limit)))
+            .and(n.lt(L::splat(limit)));
+        let (n, cell) = if sure.bits() == 7 {
+            (n, n.to_i32())
+        } else {
+            let mut cell = [0; 3];
+            for (a, ca) in cell.iter_mut().enumerate() {
+                let Some(na) = start_cell(origin[a], size64[a], o64[a], dh[a], 0.0, t_min) else {
+                    return Fast::Miss;
+                };
+                *ca = na;
+            }
+            (L::from_i32(cell), cell)
+        };
+        // The setup, as `init` (the next plane is `cell + 1` moving up).
+        let c = org - o;
+        let dt = size * inv.abs();
+        let nf = n + L::select(up, L::splat(1.0), L::splat(0.0));
+        let tn = (nf * size + c) * inv;
+        let cd = (c * inv).abs().get();
+        let mut c_over_d = 0.0f64;
+        for v in cd {
+            c_over_d = fmax(c_over_d, v);
+        }
+        let tol_c = 3.0 * (2.0 * U * c_over_d * (1.0 + 4.0 * U));
+        let t_max64 = f64::from(t_max);
+        let mut t_end_fast = if t_max64 == f64::INFINITY {
+            t_max64
+        } else {
+            t_max64 - (tol_c + KS0 * (t_max64.abs() + atmin))
+        };
+        let edge = L::select(up, L::splat(limit), L::splat(-limit));
+        let t_edge = (edge * size + c) * inv;
+        let e = (t_edge - (L::splat(tol_c) + L::splat(KS0) * (t_edge.abs() + L::splat(atmin)))).get();
+        // `fmin` for `init`'s `f64::min`: no NaN here, and the two differ
+        // at most in the sign of a zero, which no comparison sees.
+        for v in e {
+            t_end_fast = fmin(t_end_fast, v);
+        }
+        let neg = (!up.bits()) & 7;
+        Fast::Walk(FastParts {
+            cell,
+            // ±1 by the sign of `d` (no 0: every `d ≠ 0` here).
+            step: [1 - 2 * i32::from(neg & 1), 1 - i32::from(neg & 2), 1 - i32::from((neg >> 1) & 2)],
+            tn: tn.get(),
+            c: c.get(),
+            inv: inv.get(),
+            dt: dt.get(),
+            t_min,
+            t_max,
+            atmin,
+            tol_c,
+            neg,
+            t_end_fast,
+        })
+    }
+
+    /// [`GridWalk::ray_in_box`]'s clip: sets `inv`, `t_min`, `t_max` and
     /// `atmin`; false when the ray misses the grown box or is not valid.
     #[inline(always)]
     fn clip_to_box(&mut self, ray: &Ray, range: Interval, lo_cell: [i32; 3], hi_cell: [i32; 3]) -> bool {
@@ -1816,7 +2183,7 @@ mod tests {
             };
             let mut skipped = walk;
             assert!(skipped.begin());
-            skipped.skip_to(ts);
+            skipped.skip_to(ts, Isa::BASELINE);
             assert_eq!(rest(skipped), steps[i..], "{ray:?} ts {ts}");
         }
     }
@@ -1835,8 +2202,11 @@ mod tests {
             let steps: Vec<_> = plain.collect();
             let mut skipped = walk.clone();
             assert!(skipped.begin());
-            let rest: Vec<_> =
-                if skipped.skip_empty::<2>(base, &empty) { skipped.collect() } else { Vec::new() };
+            let rest: Vec<_> = if skipped.skip_empty::<2>(base, Isa::BASELINE, &empty) {
+                skipped.collect()
+            } else {
+                Vec::new()
+            };
             let key = |s: &Step<3>| (s.t, s.cell_array(), s.axes());
             let j = steps.len().checked_sub(rest.len()).expect("more steps than the plain walk");
             assert!(steps[j..].iter().map(key).eq(rest.iter().map(key)), "{walk:?}");
