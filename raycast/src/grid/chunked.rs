@@ -26,7 +26,7 @@
 
 use super::voxels::{best_compiled, hit_in, Isa, VoxelHit};
 use super::walk::Flow;
-use super::walk::{GridWalk, Step, CELL_LIMIT};
+use super::walk::{BoxClip, GridWalk, Step, CELL_LIMIT};
 use super::Grid;
 use crate::shapes::RayCast;
 use crate::{Aabb, Hit, Interval, Ray, ShapeError};
@@ -112,6 +112,17 @@ pub struct ChunkedVoxels {
     /// Bounds (inclusive, in chunks) of every chunk ever stored.
     lo: IVec3,
     hi: IVec3,
+    /// The clip's constants for the cells of the chunks `lo ..= hi` (kept
+    /// up to date by `set`: every cast clips to that box, and they depend
+    /// on it and the grid only).
+    clip: BoxClip,
+}
+
+/// The box of cells of the chunks `lo ..= hi`, as [`BoxClip`] for `grid`.
+fn chunk_clip(grid: &Grid<3>, lo: IVec3, hi: IVec3) -> BoxClip {
+    let lo_cell = lo << CHUNK_BITS as i32;
+    let hi_cell = (hi << CHUNK_BITS as i32) + (CHUNK_SIZE - 1);
+    BoxClip::new(grid, lo_cell.to_array(), hi_cell.to_array())
 }
 
 /// Chunk key, word (brick within the chunk) and bit (cell within the brick)
@@ -130,12 +141,14 @@ impl ChunkedVoxels {
     /// # Errors
     /// [`ShapeError`] for a bad `cell_size` or `origin` (see [`Grid::try_new`]).
     pub fn try_new(cell_size: Vec3, origin: Vec3) -> Result<Self, ShapeError> {
+        let grid = Grid::<3>::try_new(cell_size, origin)?;
         Ok(Self {
-            grid: Grid::<3>::try_new(cell_size, origin)?,
+            grid,
             chunks: ChunkMap::default(),
             count: 0,
             lo: IVec3::MAX,
             hi: IVec3::MIN,
+            clip: chunk_clip(&grid, IVec3::MAX, IVec3::MIN),
         })
     }
 
@@ -207,8 +220,11 @@ impl ChunkedVoxels {
                 chunk.count += 1;
                 self.count += 1;
             }
-            self.lo = self.lo.min(key);
-            self.hi = self.hi.max(key);
+            let (lo, hi) = (self.lo.min(key), self.hi.max(key));
+            if (lo, hi) != (self.lo, self.hi) {
+                (self.lo, self.hi) = (lo, hi);
+                self.clip = chunk_clip(&self.grid, lo, hi);
+            }
         } else if let Some(chunk) = self.chunks.get_mut(&key) {
             if chunk.bits[w] & m != 0 {
                 chunk.bits[w] &= !m;
@@ -242,10 +258,7 @@ impl ChunkedVoxels {
         if self.count == 0 {
             return None;
         }
-        let lo_cell = self.lo << CHUNK_BITS as i32;
-        let hi_cell = (self.hi << CHUNK_BITS as i32) + (CHUNK_SIZE - 1);
-        let mut w =
-            GridWalk::<3>::ray_in_box(&self.grid, ray, range, lo_cell.to_array(), hi_cell.to_array(), isa);
+        let mut w = GridWalk::<3>::ray_in_box(&self.grid, ray, range, &self.clip, isa);
         if !w.is_walking() {
             return None;
         }

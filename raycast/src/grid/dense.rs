@@ -11,8 +11,8 @@
 //! `GridWalk::ray_in_box`), then walked with the exact supercover walk driven in
 //! place ([`GridWalk::drive`]: no `Step` per cell); each step tests its
 //! cells' bits, the word of the current brick kept while the walk stays in
-//! it. When the walk has entered [`SKIP_AFTER`] empty bricks in a row it
-//! walks the brick grid instead
+//! it. When the walk enters an empty brick (see [`Walk`] for why at the
+//! first) it walks the brick grid instead
 //! ([`GridWalk::skip_empty`], exact) until a non-empty brick. The answer
 //! follows [`first_solid`](super::first_solid): the first solid cell, where
 //! and through which face the ray enters it.
@@ -23,7 +23,7 @@
 //! multiply–add is enabled, so every result is bit for bit the same.
 
 use super::voxels::{best_compiled, hit_in, Isa, VoxelHit};
-use super::walk::{Flow, GridWalk, Step, CELL_LIMIT};
+use super::walk::{BoxClip, Flow, GridWalk, Step, CELL_LIMIT};
 use super::Grid;
 use crate::shapes::RayCast;
 use crate::{Aabb, Hit, Interval, Ray, ShapeError};
@@ -58,26 +58,28 @@ pub struct VoxelVolume {
     /// One word per brick (module docs).
     bits: Vec<u64>,
     count: usize,
-    /// The highest cell, `min_cell + dims − 1` (kept: every cast clips to it).
-    max_cell: IVec3,
+    /// The clip's constants for the cells `min_cell ..= min_cell + dims − 1`
+    /// (kept: every cast clips to that box, and they depend on it and the
+    /// grid only).
+    clip: BoxClip,
 }
 
 /// The state [`VoxelVolume::cast_cell`] carries from step to step (see there).
+///
+/// The walk switches to the brick grid at the first empty brick it enters
+/// (no count of empty bricks in a row is kept). Measured with callgrind on
+/// the peer comparison's volumes (256³ with 5% random cells, and a 256²
+/// height field), skipping after 1 empty brick is cheapest for both (after
+/// 2 costs 2–4% more instructions): a coarse walk that stops at once is
+/// cheap next to the cells a long one skips. Without the count the state is
+/// one register smaller and a brick change one store shorter.
 #[derive(Clone, Copy)]
 struct Walk {
     brick: [u32; 3],
     word: u64,
     last: u32,
-    empty_run: u32,
     found: (u8, f64, [i32; 3]),
 }
-
-/// Empty bricks entered in a row before walking the brick grid. Measured
-/// with callgrind on the peer comparison's volumes (256³ with 5% random
-/// cells, and a 256² height field), 1 is cheapest for both (2 costs 2–4%
-/// more instructions): a coarse walk that stops at once is cheap next to the
-/// cells a long one skips.
-const SKIP_AFTER: u32 = 1;
 
 impl VoxelVolume {
     /// An empty volume of `dims` cells from `min_cell` on the grid (`cell_size`, `origin`).
@@ -106,7 +108,7 @@ impl VoxelVolume {
             bdims,
             bits: crate::pages::zeroed_on_huge_pages(words),
             count: 0,
-            max_cell,
+            clip: BoxClip::new(&grid, min_cell.to_array(), max_cell.to_array()),
         })
     }
 
@@ -257,14 +259,7 @@ impl VoxelVolume {
         if self.count == 0 {
             return None;
         }
-        let mut w = GridWalk::<3>::ray_in_box(
-            &self.grid,
-            ray,
-            range,
-            self.min_cell.to_array(),
-            self.max_cell.to_array(),
-            isa,
-        );
+        let mut w = GridWalk::<3>::ray_in_box(&self.grid, ray, range, &self.clip, isa);
         if !w.is_walking() {
             return None;
         }
@@ -294,16 +289,15 @@ impl VoxelVolume {
         // (offsets from `min_cell`, shifted by 2) and its word, so that a
         // step within the brick only tests a bit (no index computation, no
         // load); `last`, that step's flipped bit, `u32::MAX` after a step of
-        // several axes or a skip (the brick is then compared); the run of
-        // empty bricks entered; and the hit (axes, t, cell).
+        // several axes or a skip (the brick is then compared); and the hit
+        // (axes, t, cell).
         //
         // The start cell's brick is taken as the last one when its word is
-        // not 0: a step into it then needs no lookup, and the run of empty
-        // bricks is what a lookup would have made it (0). An empty start
-        // brick is looked up again at the first step, so that the run and
-        // the skips come out as without it.
+        // not 0: a step into it then needs no lookup. An empty start brick
+        // is looked up again at the first step, so that the skips come out
+        // as without it.
         let brick = if word0 != 0 { b0 } else { [u32::MAX; 3] };
-        let mut st = Walk { brick, word: word0, last: u32::MAX, empty_run: 0, found: (0, 0.0, [0; 3]) };
+        let mut st = Walk { brick, word: word0, last: u32::MAX, found: (0, 0.0, [0; 3]) };
         loop {
             // Cells relative to `min_cell` (wrapping: cells below it become
             // huge, outside the bricks).
@@ -323,9 +317,7 @@ impl VoxelVolume {
                         if st.last != u32::MAX || b != st.brick {
                             st.brick = b;
                             st.word = self.brick_word(b);
-                            st.empty_run = if st.word == 0 { st.empty_run + 1 } else { 0 };
-                            if st.empty_run >= SKIP_AFTER {
-                                st.empty_run = 0;
+                            if st.word == 0 {
                                 st.last = u32::MAX;
                                 return (st, Flow::Skip);
                             }
@@ -346,7 +338,6 @@ impl VoxelVolume {
                         st.found = (axes, t, rc);
                         (st, Flow::Stop)
                     } else {
-                        st.empty_run = 0;
                         (st, Flow::Go)
                     }
                 }

@@ -1138,6 +1138,50 @@ impl<const N: usize> GridWalk<N> {
     }
 }
 
+/// The terms of [`GridWalk::ray_in_box`]'s clip and start cell that depend
+/// only on the grid and the box of cells, not on the ray: a volume computes
+/// them once ([`BoxClip::new`]) instead of at every cast. Each is computed
+/// by the same `f64` operations, in the same order, as `fast_setup` did per
+/// ray (every lane of [`Lanes`] is one axis's scalar computation, and no
+/// fused multiply–add is enabled), so the walks and answers are bit for bit
+/// the same.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct BoxClip {
+    /// The lowest cell of the box.
+    pub(crate) lo_cell: [i32; 3],
+    /// The highest cell of the box.
+    pub(crate) hi_cell: [i32; 3],
+    /// `origin + (lo_cell − 0.5)·size`: the low side of the box grown by half a cell.
+    lo: [f64; 3],
+    /// `origin + (hi_cell + 1.5)·size`: the high side of the box grown by half a cell.
+    hi: [f64; 3],
+    /// `(|lo_cell| + |hi_cell| + 2)·size`: the box's part of the clip's magnitude bound.
+    span: [f64; 3],
+    /// `1 / size`.
+    inv_size: [f64; 3],
+}
+
+impl BoxClip {
+    /// The constants for cells `lo_cell ..= hi_cell` of `grid`.
+    #[inline(always)]
+    pub(crate) fn new(grid: &Grid<3>, lo_cell: [i32; 3], hi_cell: [i32; 3]) -> Self {
+        let f = |a: usize| {
+            let (org, size) = (f64::from(grid.origin[a]), f64::from(grid.cell_size[a]));
+            let (lc, hc) = (f64::from(lo_cell[a]), f64::from(hi_cell[a]));
+            (org + (lc - 0.5) * size, org + (hc + 1.5) * size, (lc.abs() + hc.abs() + 2.0) * size, 1.0 / size)
+        };
+        let v = [f(0), f(1), f(2)];
+        Self {
+            lo_cell,
+            hi_cell,
+            lo: v.map(|x| x.0),
+            hi: v.map(|x| x.1),
+            span: v.map(|x| x.2),
+            inv_size: v.map(|x| x.3),
+        }
+    }
+}
+
 /// What [`GridWalk::fast_setup`] found.
 enum Fast {
     /// The walk's values ([`GridWalk::ray_in_box`] builds it).
@@ -1598,7 +1642,8 @@ impl GridWalk<3> {
     }
 
     /// The supercover walk of `ray` over `range` clipped to the box of
-    /// cells `[lo_cell, hi_cell]` grown by half a cell, with no step limit
+    /// cells `[lo_cell, hi_cell]` of `clip` (its grid-only terms computed
+    /// once per box, see [`BoxClip`]) grown by half a cell, with no step limit
     /// and its start step taken ([`GridWalk::begin`]); it is over
     /// (`!is_walking()`) when the ray misses that box or is not valid.
     ///
@@ -1620,24 +1665,18 @@ impl GridWalk<3> {
     /// general path (zero direction components, rare inputs) builds the
     /// blank walk and clips and starts it ([`GridWalk::clip_to_box`]).
     #[inline(always)]
-    pub(crate) fn ray_in_box(
-        grid: &Grid<3>,
-        ray: &Ray,
-        range: Interval,
-        lo_cell: [i32; 3],
-        hi_cell: [i32; 3],
-        isa: Isa,
-    ) -> Self {
+    pub(crate) fn ray_in_box(grid: &Grid<3>, ray: &Ray, range: Interval, clip: &BoxClip, isa: Isa) -> Self {
+        let (lo_cell, hi_cell) = (clip.lo_cell, clip.hi_cell);
         #[cfg(target_arch = "x86_64")]
         let fast = if isa.avx() {
-            Self::fast_setup::<V4>(grid, ray, range, lo_cell, hi_cell)
+            Self::fast_setup::<V4>(grid, ray, range, clip)
         } else {
-            Self::fast_setup::<V>(grid, ray, range, lo_cell, hi_cell)
+            Self::fast_setup::<V>(grid, ray, range, clip)
         };
         #[cfg(not(target_arch = "x86_64"))]
         let fast = {
             let _ = isa;
-            Self::fast_setup::<V>(grid, ray, range, lo_cell, hi_cell)
+            Self::fast_setup::<V>(grid, ray, range, clip)
         };
         match fast {
             Fast::Walk(p) => {
@@ -1712,13 +1751,7 @@ impl GridWalk<3> {
     /// cell is the exact one either way (the same filter; where it fails,
     /// the exact [`start_cell`]).
     #[inline(always)]
-    fn fast_setup<L: Lanes>(
-        grid: &Grid<3>,
-        ray: &Ray,
-        range: Interval,
-        lo_cell: [i32; 3],
-        hi_cell: [i32; 3],
-    ) -> Fast {
+    fn fast_setup<L: Lanes>(grid: &Grid<3>, ray: &Ray, range: Interval, clip: &BoxClip) -> Fast {
         let dh = ray.dir.to_array().map(f64::from);
         let (o64, origin, size64) =
             (ray.origin.to_array().map(f64::from), grid.origin.map(f64::from), grid.cell_size.map(f64::from));
@@ -1729,12 +1762,11 @@ impl GridWalk<3> {
         if finite.bits() != 7 || range.is_empty() {
             return Fast::General;
         }
-        let (lc, hc) = (L::from_i32(lo_cell), L::from_i32(hi_cell));
-        // The clip, as `clip_to_box`.
+        // The clip, as `clip_to_box` (the box's own terms from `clip`,
+        // computed once per box by the same operations).
         let inv = L::splat(1.0) / d;
-        let lo = org + (lc - L::splat(0.5)) * size;
-        let hi = org + (hc + L::splat(1.5)) * size;
-        let mag = o.abs() + org.abs() + (lc.abs() + hc.abs() + L::splat(2.0)) * size;
+        let (lo, hi) = (L::new(clip.lo), L::new(clip.hi));
+        let mag = o.abs() + org.abs() + L::new(clip.span);
         let slack = L::splat(8.0 * U) * mag * inv.abs();
         let up = d.gt(L::splat(0.0));
         let t_in = ((L::select(up, lo, hi) - o) * inv - slack).get();
@@ -1754,7 +1786,7 @@ impl GridWalk<3> {
         // The start cell, as `start_cell`: its estimate, its filter, and
         // where that fails, `start_cell` itself.
         let t0 = L::splat(f64::from(t_min));
-        let inv_s = L::splat(1.0) / size;
+        let inv_s = L::new(clip.inv_size);
         let x = ((o + t0 * d) - org) * inv_s;
         let limit = f64::from(CELL_LIMIT);
         if x.abs().le(L::splat(limit + 2.0)).bits() != 7 {
