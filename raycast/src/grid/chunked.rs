@@ -17,8 +17,9 @@
 //! - a cell in an absent chunk: walk the chunk grid (one hash lookup per
 //!   chunk crossed) until a stored chunk, so a long ray through empty space
 //!   costs per chunk, not per cell;
-//! - a cell in an empty brick of a stored chunk, [`SKIP_AFTER`] times in a
-//!   row: walk the brick grid until a non-empty brick.
+//! - a cell in an empty brick of a stored chunk: walk the brick grid until a
+//!   non-empty brick (at the first empty brick, as the dense volume does:
+//!   measured cheapest there and here).
 //!
 //! The coarse walks never decide a tie: where two block crossings are within
 //! rounding of each other they stop before it and the exact cell walk takes
@@ -39,10 +40,6 @@ pub const CHUNK_BITS: u32 = 4;
 /// Chunk edge in cells (16).
 pub const CHUNK_SIZE: i32 = 1 << CHUNK_BITS;
 const WORDS: usize = (CHUNK_SIZE * CHUNK_SIZE * CHUNK_SIZE / 64) as usize;
-
-/// Steps in empty bricks (of stored chunks) before walking the brick grid;
-/// 1 measured cheapest, as for the dense volume's constant of the same name.
-const SKIP_AFTER: u32 = 1;
 
 /// Hasher for chunk keys (three `i32` from the world's own coordinates, not
 /// adversarial): each word is mixed in by a rotate, xor and multiply by the
@@ -273,7 +270,6 @@ impl ChunkedVoxels {
         }
         let neg = w.neg_bits();
         let mut found = (0u8, 0.0f64, [0i32; 3]);
-        let mut empty_run = 0u32;
         let mut level = 0u32;
         loop {
             // Inlined at both calls of `drive` (fast and slow steps).
@@ -283,7 +279,6 @@ impl ChunkedVoxels {
                 |axes, t, cell, one| {
                     if !one && axes & axes.wrapping_sub(1) != 0 {
                         // An edge or corner group: test its cells in step order.
-                        empty_run = 0;
                         if hit_in(&Step::from_parts(cell, axes, neg, 0.0), |c| self.get(IVec3::from_array(c)))
                             .is_some()
                         {
@@ -306,9 +301,7 @@ impl ChunkedVoxels {
                         found = (axes, t, cell);
                         return Flow::Stop;
                     }
-                    empty_run = if word == 0 { empty_run + 1 } else { 0 };
-                    if empty_run >= SKIP_AFTER {
-                        empty_run = 0;
+                    if word == 0 {
                         level = 2;
                         return Flow::Skip;
                     }
