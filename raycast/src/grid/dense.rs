@@ -9,7 +9,7 @@
 //! A ray is clipped to the volume's cells (grown by half a cell, with the
 //! clip's rounding bounded so that it never skips a cell: see
 //! `GridWalk::ray_in_box`), then walked with the exact supercover walk driven in
-//! place ([`GridWalk::drive`]: no `Step` per cell); each step tests its
+//! place ([`GridWalk::drive_with`]: no `Step` per cell); each step tests its
 //! cells' bits, the word of the current brick kept while the walk stays in
 //! it. When the walk enters an empty brick (see [`Walk`] for why at the
 //! first) it walks the brick grid instead
@@ -292,12 +292,16 @@ impl VoxelVolume {
         // several axes or a skip (the brick is then compared); and the hit
         // (axes, t, cell).
         //
-        // The start cell's brick is taken as the last one when its word is
-        // not 0: a step into it then needs no lookup. An empty start brick
-        // is looked up again at the first step, so that the skips come out
-        // as without it.
-        let brick = if word0 != 0 { b0 } else { [u32::MAX; 3] };
-        let mut st = Walk { brick, word: word0, last: u32::MAX, found: (0, 0.0, [0; 3]) };
+        // The start cell's brick is taken as the last one: a step into it
+        // then needs no lookup. An empty start brick (a ray from outside, as
+        // the walk starts half a cell before the volume's box) is skipped at
+        // once, as the first step into an empty brick would be, without that
+        // step; should the skip leave the walk in it, its steps there find
+        // its word 0 and go on.
+        if word0 == 0 && !w.skip_empty::<2>(base, isa, |kb| self.brick_empty(kb)) {
+            return None;
+        }
+        let mut st = Walk { brick: b0, word: word0, last: u32::MAX, found: (0, 0.0, [0; 3]) };
         loop {
             // Cells relative to `min_cell` (wrapping: cells below it become
             // huge, outside the bricks).

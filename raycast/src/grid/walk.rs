@@ -69,7 +69,7 @@
 //! well-predicted branch. Anything else (a possible tie, the end, the cell
 //! limit, the end of a segment) takes the exact slow path, which then
 //! starts a new segment. The volumes drive this loop in place
-//! ([`GridWalk::drive`]) and skip empty blocks of `2^L` cells with a coarse
+//! ([`GridWalk::drive_with`]) and skip empty blocks of `2^L` cells with a coarse
 //! walk on the same planes, with the same fast step and filters
 //! ([`GridWalk::skip_empty`],
 //! [`GridWalk::skip_to`]); their walks are set up and clipped in one pass
@@ -647,15 +647,23 @@ impl<const N: usize> GridWalk<N> {
     }
 
     /// Runs the crossing steps (after [`GridWalk::begin`]) with the walk's
-    /// hot state in locals (registers), calling `visit(axes, t, cell, one)`
-    /// for each: `axes` and `t` as from [`GridWalk::try_fast`], `cell` the
-    /// new main cell (relative to `base`, below). Returns [`Flow::End`]
-    /// when the walk is over, or what `visit` answered other than
-    /// [`Flow::Go`] (the walk is then saved and can be driven again, e.g.
-    /// after [`GridWalk::skip_empty`]).
+    /// hot state in locals (registers), calling `visit(acc, axes, t, h,
+    /// one)` for each: `axes` and `t` as from [`GridWalk::try_fast`], `h`
+    /// the packed state after the step ([`Hot`]: its main cell, relative to
+    /// `base` below, by [`Hot::cell`] and the like; its times for the exit
+    /// of the cell entered). Returns [`Flow::End`] when the walk is over, or
+    /// what `visit` answered other than [`Flow::Go`] (the walk is then saved
+    /// and can be driven again, e.g. after [`GridWalk::skip_empty`], except
+    /// after [`Flow::Stop`], which ends the walk: its cell and times are
+    /// then not brought up to date).
+    ///
+    /// The accumulator `acc` is passed by value through every call and
+    /// returned with the [`Flow`]: state carried from step to step that way
+    /// stays in registers (state that a closure captures by reference is
+    /// loaded and stored at every step).
     ///
     /// The fast path is [`GridWalk::try_fast`]'s, on the packed state
-    /// ([`Hot`]) kept in registers: the loop-carried chain per step is
+    /// kept in registers: the loop-carried chain per step is
     /// compare → mask → add. Fast steps count against `max_steps` per
     /// segment ([`GridWalk::sync`]); the volumes walk with `u32::MAX`
     /// steps, more than the `3·2^30` any walk within [`CELL_LIMIT`] can take.
@@ -667,28 +675,6 @@ impl<const N: usize> GridWalk<N> {
     /// The cells given to `visit` are relative to `base` (`cell − base`,
     /// wrapping): the packed state holds them so, which saves the volumes a
     /// subtraction per axis and step.
-    #[inline(always)]
-    pub(crate) fn drive(
-        &mut self,
-        base: [i32; N],
-        mut visit: impl FnMut(u8, f64, [i32; N], bool) -> Flow,
-    ) -> Flow {
-        // Inlined at both of its calls (fast and slow steps), whatever its size.
-        self.drive_with(
-            (),
-            base,
-            #[inline(always)]
-            |(), axes, t, h, one| ((), visit(axes, t, h.cell(), one)),
-        )
-        .1
-    }
-
-    /// [`GridWalk::drive`] with the packed state itself given to `visit`
-    /// (its cell relative to `base`, [`Hot::cell`], and the like; its times
-    /// for the exit of the cell entered), and an accumulator `acc` passed
-    /// by value through every call and returned with the [`Flow`]: state
-    /// carried from step to step that way stays in registers (state that a
-    /// closure captures by reference is loaded and stored at every step).
     #[inline(always)]
     pub(crate) fn drive_with<A>(
         &mut self,
@@ -708,7 +694,7 @@ impl<const N: usize> GridWalk<N> {
         loop {
             let (next, sel, m, gap) = h.step(&k);
             let flow;
-            // Two calls of `visit` (see `drive`), each with its own exit, so
+            // Two calls of `visit` (see above), each with its own exit, so
             // that a fast step that goes on loops straight back: in the fast
             // one `sel` is one axis (`gap > tol_fix ≥ 0`: the smallest time
             // is alone), and it is only computed where `visit` uses it.
@@ -733,7 +719,13 @@ impl<const N: usize> GridWalk<N> {
                     continue;
                 }
             }
-            (self.cell, self.tn, self.fast_left) = (abs(&h), h.times(), left);
+            // A stop (a hit) ends the walk for every caller: only the other
+            // answers save the walk for the next drive (a hit, once per
+            // cast, spares the stores: 16 instructions per ray on the peer
+            // comparison's sparse volume).
+            if flow != Flow::Stop {
+                (self.cell, self.tn, self.fast_left) = (abs(&h), h.times(), left);
+            }
             return (acc, flow);
         }
     }
@@ -1209,15 +1201,19 @@ struct FastParts {
     t_end_fast: f64,
 }
 
-/// What [`GridWalk::drive`]'s visitor wants next, and how a drive ended.
+/// What [`GridWalk::drive_with`]'s visitor wants next, and how a drive ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Flow {
     /// Go on walking.
     Go,
-    /// Stop here (e.g. a hit).
+    /// Stop here (e.g. a hit); the walk is over ([`GridWalk::drive_with`]
+    /// does not save it).
     Stop,
     /// Stop so that the caller can skip empty space.
     Skip,
+    /// Stop so that the caller can skip empty space on a coarser level
+    /// (the chunked world's absent chunks).
+    SkipFar,
     /// The walk is over.
     End,
 }
@@ -1337,6 +1333,25 @@ impl<const N: usize> Hot<N> {
         }
     }
 
+    /// The bit of the main cell in a chunk of 16³ cells stored as 4³
+    /// bricks of 4³ (3D only): `brick << 6 | bit`, the brick
+    /// `(c0 >> 2 & 3) | (c1 >> 2 & 3) << 2 | (c2 >> 2 & 3) << 4` and the
+    /// bit [`Hot::low2`]. On the packed lanes: per pair of fields one and
+    /// and one multiply (`pmuludq`) to place them, then two adds, a fold of
+    /// the high lane and one transfer.
+    #[inline(always)]
+    pub(crate) fn low4(&self) -> u32 {
+        use std::arch::x86_64::*;
+        unsafe {
+            // [c0 & 3, (c1 & 3)·4], [(c0 & 12)·16, (c1 & 12)·64], [(c2 & 3)·16, (c2 & 12)·256].
+            let lo = _mm_mul_epu32(_mm_and_si128(self.c01, _mm_set1_epi64x(3)), _mm_set_epi64x(4, 1));
+            let hi = _mm_mul_epu32(_mm_and_si128(self.c01, _mm_set1_epi64x(12)), _mm_set_epi64x(64, 16));
+            let z = _mm_mul_epu32(_mm_and_si128(self.c2, _mm_set_epi64x(12, 3)), _mm_set_epi64x(256, 16));
+            let s = _mm_add_epi64(_mm_add_epi64(lo, hi), z);
+            _mm_cvtsi128_si32(_mm_add_epi64(s, _mm_unpackhi_epi64(s, s))) as u32
+        }
+    }
+
     /// The main cell as an array.
     #[inline(always)]
     pub(crate) fn cell(&self) -> [i32; N] {
@@ -1450,6 +1465,15 @@ impl<const N: usize> Hot<N> {
 
     /// See the x86_64 version.
     #[inline(always)]
+    pub(crate) fn low4(&self) -> u32 {
+        self.cell
+            .iter()
+            .enumerate()
+            .fold(0, |b, (a, &c)| b | (c as u32 & 3) << (2 * a) | (c as u32 >> 2 & 3) << (6 + 2 * a))
+    }
+
+    /// See the x86_64 version.
+    #[inline(always)]
     fn step(&self, k: &Consts) -> (Self, u8, f64, f64) {
         let t = &self.tn;
         let (sel, m, gap) = if N == 2 {
@@ -1532,7 +1556,7 @@ impl<const N: usize> Iterator for GridWalk<N> {
 
     /// Internal iteration (`for_each`, `sum`, `count`, `fold`, ...): the
     /// same steps as [`next`](Iterator::next), with the walk's hot state kept
-    /// in registers for the whole walk, as `GridWalk::drive` (the volumes'
+    /// in registers for the whole walk, as `GridWalk::drive_with` (the volumes'
     /// loop) keeps it, not loaded from and stored to the walk at every step.
     #[inline]
     fn fold<B, F: FnMut(B, Step<N>) -> B>(mut self, init: B, mut f: F) -> B {
@@ -1935,7 +1959,7 @@ impl GridWalk<2> {
 
 impl<const N: usize> Step<N> {
     /// A step into main cell `cell` across `axes` at `t` (`t_exit = t`),
-    /// for the volumes' own loops (see [`GridWalk::drive`]).
+    /// for the volumes' own loops (see [`GridWalk::drive_with`]).
     #[inline(always)]
     pub(crate) fn from_parts(cell: [i32; N], axes: u8, neg: u8, t: f32) -> Self {
         Self { t, t_exit: t, cell, axes, neg }
