@@ -245,7 +245,7 @@ fn scene_equals_brute_force_with_filters() {
     check_many(&w, &rays, Interval::FORWARD, &Filter::default().with_mask(0b0101), "mask 0b0101");
     let exclude = [ids[0], ids[5], ids[7], ids[20], ids[33]];
     check_many(&w, &rays, Interval::FORWARD, &Filter::default().excluding(&exclude), "excluded ids");
-    let third = |id: u32| if id % 3 == 0 { Verdict::Ignore } else { Verdict::Accept };
+    let third = |id: u32| if id.is_multiple_of(3) { Verdict::Ignore } else { Verdict::Accept };
     check_many(&w, &rays, Interval::FORWARD, &Filter::default().with_predicate(&third), "predicate ignore");
     let stopping = |id: u32| match id % 5 {
         0 => Verdict::Stop,

@@ -237,9 +237,9 @@ mod tests {
                 // A leaf "hits" at its entry range's midpoint for every third
                 // item, and ray 5k stops at its third leaf: both steer the walk.
                 let answer = |i: usize, l: LeafRef, r: Interval, seen: usize| {
-                    if i % 5 == 0 && seen == 2 {
+                    if i.is_multiple_of(5) && seen == 2 {
                         Leaf::Stop
-                    } else if bvh.items()[l.first] % 3 == 0 {
+                    } else if bvh.items()[l.first].is_multiple_of(3) {
                         Leaf::Hit(r.min.max(0.0) + 0.5 * (r.max.min(1e3) - r.min.max(0.0)))
                     } else {
                         Leaf::Miss

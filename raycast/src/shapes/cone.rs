@@ -712,7 +712,7 @@ mod tests {
         let surface = |rng: &mut Rng| -> (Vec3, Vec3) {
             let a = rng.uniform(0.0, std::f32::consts::TAU);
             let (s, co) = a.sin_cos();
-            if rng.next() % 4 == 0 {
+            if rng.next().is_multiple_of(4) {
                 let rr = r * rng.uniform(0.0, 1.0).sqrt();
                 (vec3(rr * co, -h, rr * s), Vec3::NEG_Y)
             } else {
