@@ -510,13 +510,7 @@ mod tests {
     /// the portable one give the same answers, ties included.
     #[test]
     fn compiled_copies_agree() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut next = crate::grid::test_ints(0x2545_f491_4f6c_dd1du64);
         let cells: Vec<IVec3> =
             (0..600).map(|_| ivec3(next(24) as i32 - 5, next(24) as i32 - 5, next(24) as i32 - 5)).collect();
         let v = VoxelVolume::from_cells(vec3(1.0, 0.5, 2.0), vec3(0.25, 0.0, -1.0), cells).unwrap();

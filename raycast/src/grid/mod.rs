@@ -9,6 +9,7 @@
 //! positive side. Ties (a line through a cell edge or corner) are decided
 //! exactly for the given `f32` inputs; see [`walk`](GridWalk) for how.
 
+mod chunk_store;
 mod chunked;
 mod dense;
 mod exact;
@@ -173,5 +174,16 @@ impl Default for Grid<2> {
     /// Unit cells, cell 0 at the origin.
     fn default() -> Self {
         Self { cell_size: [1.0; 2], origin: [0.0; 2] }
+    }
+}
+
+/// Deterministic xorshift integers below `n` from `seed`, for tests.
+#[cfg(test)]
+pub(crate) fn test_ints(mut seed: u64) -> impl FnMut(u64) -> u64 {
+    move |n| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
     }
 }
