@@ -3,15 +3,18 @@
 //! # Layout
 //! The bits are stored by *bricks* of 4³ cells, one `u64` per brick (bit
 //! `x | y<<2 | z<<4` within the brick, bricks in x-major order), so a zero
-//! word is an empty brick: the occupancy summary costs nothing.
+//! word is an empty brick: the occupancy summary costs nothing. The bricks
+//! sit inside a border of one empty brick on every side (see
+//! `VoxelVolume::word_of`).
 //!
 //! # Cast
 //! A ray is clipped to the volume's cells (grown by half a cell, with the
 //! clip's rounding bounded so that it never skips a cell: see
 //! `GridWalk::ray_in_box`), then walked with the exact supercover walk driven in
-//! place ([`GridWalk::drive_with`]: no `Step` per cell); each step tests its
-//! cells' bits, the word of the current brick kept while the walk stays in
-//! it. When the walk enters an empty brick (see [`Walk`] for why at the
+//! place ([`GridWalk::drive_with`]: no `Step` per cell); each step loads
+//! its brick's word, through an index moved by a stride when the step
+//! leaves its brick (no branch on that: see `cast_cell_any`), and tests its
+//! cell's bit. When the walk enters an empty brick (see [`Walk`] for why at the
 //! first) it walks the brick grid instead
 //! ([`GridWalk::skip_empty`], exact) until a non-empty brick. The answer
 //! follows [`first_solid`](super::first_solid): the first solid cell, where
