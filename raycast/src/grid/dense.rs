@@ -105,9 +105,13 @@ impl VoxelVolume {
             return Err(ShapeError::new("cells", format!("must lie within ±2^29, got {min_cell} + {dims}")));
         }
         let bdims = (dims + 3) / 4;
-        let n = (bdims.as_u64vec3() + 2).element_product();
-        let words =
-            usize::try_from(n).map_err(|_| ShapeError::new("dims", format!("too large, got {dims}")))?;
+        // Checked: up to 2^28 + 2 bricks per axis, whose product overflows
+        // `u64`; a volume must also fit an allocation (`isize::MAX` bytes).
+        let n = (bdims.as_u64vec3() + 2).to_array().into_iter().try_fold(1u64, u64::checked_mul);
+        let words = n
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|&n| n <= isize::MAX as usize / std::mem::size_of::<u64>())
+            .ok_or_else(|| ShapeError::new("dims", format!("too large, got {dims}")))?;
         // Within ±2^29 (checked above), so the `i32` arithmetic cannot wrap.
         let max_cell = min_cell + dims.as_ivec3() - 1;
         Ok(Self {
@@ -507,6 +511,11 @@ mod tests {
         assert!(VoxelVolume::try_new(Vec3::ZERO, Vec3::ZERO, IVec3::ZERO, UVec3::ONE).is_err());
         assert!(VoxelVolume::try_new(Vec3::ONE, Vec3::ZERO, IVec3::splat(CELL_LIMIT - 1), UVec3::splat(2))
             .is_err());
+        // Within the cell limit but far too many bricks to count in 64 bits
+        // (they used to wrap): refused, naming the field.
+        let e = VoxelVolume::try_new(Vec3::ONE, Vec3::ZERO, IVec3::splat(-CELL_LIMIT), UVec3::splat(1 << 30))
+            .unwrap_err();
+        assert!(e.to_string().contains("dims"), "{e}");
     }
 
     /// The AVX copy of the cast (run by `cast_cell` on CPUs with AVX) and
