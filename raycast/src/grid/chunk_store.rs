@@ -27,8 +27,9 @@ pub(super) struct Chunk {
     pub(super) count: u32,
 }
 
-/// Directory entries allowed per stored chunk (4 bytes each).
-const DIR_PER_CHUNK: i64 = 64;
+/// Directory entries allowed per stored chunk (4 bytes each, next to the
+/// chunk's 520): at most 12 % more memory.
+const DIR_PER_CHUNK: i64 = 16;
 
 /// Directory entries allowed whatever the number of chunks.
 const DIR_MIN: i64 = 1 << 15;
