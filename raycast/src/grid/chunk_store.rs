@@ -73,6 +73,11 @@ impl ChunkStore {
         self.keys.len()
     }
 
+    /// Bounds (inclusive) of every key ever stored; `lo > hi` before the first.
+    pub(super) fn bounds(&self) -> ([i32; 3], [i32; 3]) {
+        (self.lo, self.hi)
+    }
+
     /// The directory entry of `key`, if the directory is kept and covers it.
     #[inline(always)]
     fn dir_index(&self, key: [i32; 3]) -> Option<usize> {

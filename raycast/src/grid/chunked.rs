@@ -113,9 +113,6 @@ pub struct ChunkedVoxels {
     grid: Grid<3>,
     chunks: ChunkStore,
     count: usize,
-    /// Bounds (inclusive, in chunks) of every chunk ever stored.
-    lo: IVec3,
-    hi: IVec3,
     /// Bounds (inclusive, in cells) of every cell ever made solid: grown by
     /// `set`, never shrunk by a clear (conservative: every solid cell lies
     /// within). Casts clip to these rather than to the chunks' cells: a ray
@@ -156,8 +153,6 @@ impl ChunkedVoxels {
             grid,
             chunks: ChunkStore::new(),
             count: 0,
-            lo: IVec3::MAX,
-            hi: IVec3::MIN,
             cell_lo: IVec3::MAX,
             cell_hi: IVec3::MIN,
             // Never used while the world is empty (casts answer `None` first).
@@ -232,7 +227,6 @@ impl ChunkedVoxels {
                 chunk.count += 1;
                 self.count += 1;
             }
-            (self.lo, self.hi) = (self.lo.min(key), self.hi.max(key));
             let (lo, hi) = (self.cell_lo.min(cell), self.cell_hi.max(cell));
             if (lo, hi) != (self.cell_lo, self.cell_hi) {
                 (self.cell_lo, self.cell_hi) = (lo, hi);
@@ -427,8 +421,10 @@ impl RayCast for ChunkedVoxels {
         if self.count == 0 {
             return Aabb::EMPTY;
         }
-        let lo = self.grid.cell_bounds(self.lo << CHUNK_BITS as i32).min;
-        let hi = self.grid.cell_bounds((self.hi << CHUNK_BITS as i32) + (CHUNK_SIZE - 1)).max;
+        // The cells of every chunk ever stored.
+        let (lo, hi) = self.chunks.bounds();
+        let lo = self.grid.cell_bounds(IVec3::from_array(lo) << CHUNK_BITS as i32).min;
+        let hi = self.grid.cell_bounds((IVec3::from_array(hi) << CHUNK_BITS as i32) + (CHUNK_SIZE - 1)).max;
         Aabb::new(lo, hi)
     }
 }
