@@ -32,7 +32,7 @@
 //! it, so edges and corners of chunks and bricks come out as in the plain walk.
 
 use super::chunk_store::{Chunk, ChunkStore, WORDS};
-use super::voxels::{best_compiled, hit_in, Isa, VoxelHit};
+use super::voxels::{best_compiled, hit_in, Found, Isa, VoxelHit};
 use super::walk::Flow;
 use super::walk::{BoxClip, GridWalk, Step, CELL_LIMIT};
 use super::Grid;
@@ -255,13 +255,13 @@ impl ChunkedVoxels {
     pub fn cast_cell(&self, ray: &Ray, range: Interval) -> Option<VoxelHit> {
         best_compiled(
             #[inline(always)]
-            |isa| self.cast_cell_any(ray, range, isa),
+            |isa| self.cast_cell_any(ray, range, isa).map(Found::voxel_hit),
         )
     }
 
-    /// [`ChunkedVoxels::cast_cell`] for any CPU.
+    /// [`ChunkedVoxels::cast_cell`] for any CPU, as a [`Found`].
     #[inline(always)]
-    fn cast_cell_any(&self, ray: &Ray, range: Interval, isa: Isa) -> Option<VoxelHit> {
+    fn cast_cell_any(&self, ray: &Ray, range: Interval, isa: Isa) -> Option<Found> {
         if self.count == 0 {
             return None;
         }
@@ -275,7 +275,7 @@ impl ChunkedVoxels {
         let (key, wi, b) = split(start);
         let chunk0 = self.chunks.get(key.to_array());
         if chunk0.is_some_and(|c| c.bits[wi] >> b & 1 != 0) {
-            return Some(VoxelHit { cell: IVec3::from_array(start), t: w.t_min(), face: None });
+            return Some(Found::Any(VoxelHit { cell: IVec3::from_array(start), t: w.t_min(), face: None }));
         }
         let neg = w.neg_bits();
         // The cell's bit in its chunk, `brick << 6 | bit` ([`Hot::low4`]),
@@ -393,9 +393,10 @@ impl ChunkedVoxels {
         let (axes, t, cell) = found;
         if axes & axes.wrapping_sub(1) == 0 {
             // One axis: the step's one cell, found solid (see `VoxelHit::single`).
-            return Some(VoxelHit::single(cell, axes, neg, w.step_t(t)));
+            return Some(Found::Single(cell, axes, neg, w.step_t(t)));
         }
         hit_in(&Step::from_parts(cell, axes, neg, w.step_t(t)), |c| self.get(IVec3::from_array(c)))
+            .map(Found::Any)
     }
 }
 
@@ -404,7 +405,7 @@ impl RayCast for ChunkedVoxels {
         // The hit built in the compiled copy too (see `VoxelVolume`'s).
         best_compiled(
             #[inline(always)]
-            |isa| Some(self.cast_cell_any(ray, range, isa)?.make_hit(&self.grid, ray)),
+            |isa| Some(self.cast_cell_any(ray, range, isa)?.into_hit(&self.grid, ray)),
         )
     }
 

@@ -25,7 +25,7 @@
 //! three-operand forms spare the register copies of the SSE2 step. No fused
 //! multiply–add is enabled, so every result is bit for bit the same.
 
-use super::voxels::{best_compiled, hit_in, Isa, VoxelHit};
+use super::voxels::{best_compiled, hit_in, Found, Isa, VoxelHit};
 use super::walk::{BoxClip, Flow, GridWalk, Step, CELL_LIMIT};
 use super::Grid;
 use crate::shapes::RayCast;
@@ -61,8 +61,20 @@ pub struct VoxelVolume {
     /// One word per brick (module docs), with a border of one empty brick
     /// on every side (see [`VoxelVolume::word_of`]).
     bits: Vec<u64>,
-    /// Distance in `bits` between neighbouring bricks along x, y, z.
+    /// Distance in `bits` between neighbouring bricks along x, y, z
+    /// (`stride[0]` is 1: [`VoxelVolume::word_of`] relies on it).
     stride: [usize; 3],
+    /// `bdims + 2`: bricks per axis with the border.
+    pdims: [u32; 3],
+    /// The index in `bits` of brick `(0, 0, 0)`: `1 + stride[1] + stride[2]`.
+    word_base: usize,
+    /// The move of the word index of `cast_cell_any` by a single-axis step
+    /// that enters the next brick: row `neg` (the direction's sign bits),
+    /// column the step's axis bit (1, 2 or 4), the stride of that axis
+    /// negated (wrapping) where the direction is negative, 0 elsewhere.
+    /// Kept: it depends on the strides only, and building the row per
+    /// cast cost about 25 instructions.
+    moves: [[usize; 8]; 8],
     count: usize,
     /// The clip's constants for the cells `min_cell ..= min_cell + dims − 1`
     /// (kept: every cast clips to that box, and they depend on it and the
@@ -114,13 +126,21 @@ impl VoxelVolume {
             .ok_or_else(|| ShapeError::new("dims", format!("too large, got {dims}")))?;
         // Within ±2^29 (checked above), so the `i32` arithmetic cannot wrap.
         let max_cell = min_cell + dims.as_ivec3() - 1;
+        let stride = [1, bdims.x as usize + 2, (bdims.x as usize + 2) * (bdims.y as usize + 2)];
+        let moves = std::array::from_fn(|neg| {
+            let of = |a: usize| if neg >> a & 1 != 0 { stride[a].wrapping_neg() } else { stride[a] };
+            [0, of(0), of(1), 0, of(2), 0, 0, 0]
+        });
         Ok(Self {
             grid,
             min_cell,
             dims,
             bdims,
             bits: crate::pages::zeroed_on_huge_pages(words),
-            stride: [1, bdims.x as usize + 2, (bdims.x as usize + 2) * (bdims.y as usize + 2)],
+            stride,
+            pdims: (bdims + 2).to_array(),
+            word_base: 1 + stride[1] + stride[2],
+            moves,
             count: 0,
             clip: BoxClip::new(&grid, min_cell.to_array(), max_cell.to_array()),
         })
@@ -209,9 +229,9 @@ impl VoxelVolume {
     /// `cast_cell_any`), and the border reads as empty bricks.
     #[inline(always)]
     fn word_of(&self, b: [u32; 3]) -> usize {
-        (b[0] as usize + 1) * self.stride[0]
-            + (b[1] as usize + 1) * self.stride[1]
-            + (b[2] as usize + 1) * self.stride[2]
+        // (b + 1)·stride with `stride[0] = 1` (`try_new`), the +1s folded
+        // into `word_base`.
+        b[0] as usize + b[1] as usize * self.stride[1] + b[2] as usize * self.stride[2] + self.word_base
     }
 
     /// The index in `bits` of the brick of `r` (a cell relative to
@@ -220,26 +240,11 @@ impl VoxelVolume {
     fn padded_word(&self, r: [i32; 3]) -> usize {
         // Arithmetic shifts: cells -4 ..= -1 are in brick -1, the border.
         let b = r.map(|x| (x >> 2).wrapping_add(1) as u32);
-        if b[0] <= self.bdims.x + 1 && b[1] <= self.bdims.y + 1 && b[2] <= self.bdims.z + 1 {
-            b[0] as usize * self.stride[0] + b[1] as usize * self.stride[1] + b[2] as usize * self.stride[2]
+        if b[0] < self.pdims[0] && b[1] < self.pdims[1] && b[2] < self.pdims[2] {
+            // `stride[0] = 1` (`try_new`).
+            b[0] as usize + b[1] as usize * self.stride[1] + b[2] as usize * self.stride[2]
         } else {
             usize::MAX
-        }
-    }
-
-    /// The word of brick `b` (in bricks from `min_cell`), 0 outside the volume.
-    #[inline(always)]
-    fn brick_word(&self, b: [u32; 3]) -> u64 {
-        if b[0] < self.bdims.x && b[1] < self.bdims.y && b[2] < self.bdims.z {
-            let w = self.word_of(b);
-            debug_assert!(w < self.bits.len());
-            // SAFETY: `b < bdims` on every axis, so `w` is below the product
-            // of `bdims + 2`, which is `bits.len()` (`try_new`; never
-            // resized). No bounds check: this runs at every brick the walk
-            // enters.
-            unsafe { *self.bits.get_unchecked(w) }
-        } else {
-            0
         }
     }
 
@@ -249,7 +254,13 @@ impl VoxelVolume {
     fn brick_empty(&self, kb: [i32; 3]) -> bool {
         let b = kb.map(|k| k as u32);
         if b[0] < self.bdims.x && b[1] < self.bdims.y && b[2] < self.bdims.z {
-            self.bits[self.word_of(b)] == 0
+            let w = self.word_of(b);
+            debug_assert!(w < self.bits.len());
+            // SAFETY: `b < bdims` on every axis, so `w` is below the product
+            // of `bdims + 2`, which is `bits.len()` (`try_new`; never
+            // resized). No bounds check: this runs at every brick the
+            // coarse walk (`GridWalk::skip_empty`) enters.
+            unsafe { *self.bits.get_unchecked(w) == 0 }
         } else {
             true
         }
@@ -286,13 +297,13 @@ impl VoxelVolume {
     pub fn cast_cell(&self, ray: &Ray, range: Interval) -> Option<VoxelHit> {
         best_compiled(
             #[inline(always)]
-            |isa| self.cast_cell_any(ray, range, isa),
+            |isa| self.cast_cell_any(ray, range, isa).map(Found::voxel_hit),
         )
     }
 
-    /// [`VoxelVolume::cast_cell`] for any CPU.
+    /// [`VoxelVolume::cast_cell`] for any CPU, as a [`Found`].
     #[inline(always)]
-    fn cast_cell_any(&self, ray: &Ray, range: Interval, isa: Isa) -> Option<VoxelHit> {
+    fn cast_cell_any(&self, ray: &Ray, range: Interval, isa: Isa) -> Option<Found> {
         if self.count == 0 {
             return None;
         }
@@ -301,14 +312,19 @@ impl VoxelVolume {
             return None;
         }
         // A ray starting inside a solid cell hits it at `t_min`, no face
-        // (the start cell tested by its brick's word, kept below).
+        // (the start cell tested by its brick's word, kept below). The word
+        // is read through the padded index (`padded_word`: the border bricks
+        // are 0, beyond them `get` fails and the word is taken as 0), so it
+        // is the brick's word within the volume and 0 outside, and the index
+        // is kept for the walk below.
         let base = self.min_cell.to_array();
         let start = w.cell();
-        let r0: [u32; 3] = std::array::from_fn(|a| start[a].wrapping_sub(base[a]) as u32);
-        let b0 = r0.map(|x| x >> 2);
-        let word0 = self.brick_word(b0);
-        if word0 >> ((r0[0] & 3) | (r0[1] & 3) << 2 | (r0[2] & 3) << 4) & 1 != 0 {
-            return Some(VoxelHit { cell: IVec3::from_array(start), t: w.t_min(), face: None });
+        let r0: [i32; 3] = std::array::from_fn(|a| start[a].wrapping_sub(base[a]));
+        let idx0 = self.padded_word(r0);
+        let word0 = self.bits.get(idx0).copied().unwrap_or(0);
+        let bit0 = ((r0[0] & 3) | (r0[1] & 3) << 2 | (r0[2] & 3) << 4) as u32;
+        if word0 >> bit0 & 1 != 0 {
+            return Some(Found::Any(VoxelHit { cell: IVec3::from_array(start), t: w.t_min(), face: None }));
         }
         let neg = w.neg_bits();
         let abs = move |r: [i32; 3]| std::array::from_fn(|a| r[a].wrapping_add(base[a]));
@@ -323,10 +339,10 @@ impl VoxelVolume {
         let flip = FLIP[usize::from(neg & 7)];
         // Carried from step to step (in registers, see
         // `GridWalk::drive_with`): the word index of the brick of the last
-        // single-axis step; `last`, that step's flipped bit, `u32::MAX`
-        // after a step of several axes, a skip or at the start (the index is
-        // then computed from the cell); the brick a skip started in; and the
-        // hit (axes, t, cell).
+        // single-axis step (or of the start cell); `last`, that step's (or
+        // the start cell's) flipped bit, `u32::MAX` after a step of several
+        // axes or a skip (the index is then computed from the cell); the
+        // brick a skip started in; and the hit (axes, t, cell).
         //
         // Every single-axis step loads its brick's word. Keeping the word
         // while the walk stays in its brick, and branching to a lookup when
@@ -337,28 +353,27 @@ impl VoxelVolume {
         // by the stepped axis's stride when its field wraps (`fb < last`),
         // with a conditional move (the border of empty bricks makes every
         // index the walk reaches valid: see `word_of`).
-        let stride_of = |a: usize| {
-            let s = self.stride[a];
-            if neg >> a & 1 != 0 {
-                s.wrapping_neg()
-            } else {
-                s
-            }
-        };
-        // By the step's axes (1, 2 or 4).
-        let moves = [0, stride_of(0), stride_of(1), 0, stride_of(2), 0, 0, 0];
+        // By the step's axes (1, 2 or 4): see `VoxelVolume::moves`.
+        let moves = &self.moves[usize::from(neg & 7)];
         //
         // An empty start brick (a ray from outside, as the walk starts half
         // a cell before the volume's box) is skipped at once, as the first
         // step into an empty brick would be, without that step; should the
         // skip leave the walk in it, its steps there find its word 0 and go
-        // on.
-        let mut st = Walk { idx: 0, skipped: usize::MAX, last: u32::MAX, found: (0, 0.0, [0; 3]) };
+        // on. A start brick that is not empty is a brick of the volume
+        // (`idx0` its index: the border and beyond read 0), and the start
+        // cell the cell before the first step, as the main cell of a
+        // single-axis step is: its brick's index and its flipped bit carry
+        // over to that step, which then moves the index rather than
+        // computing it from the cell (about 20 instructions).
+        let mut st = Walk { idx: idx0, skipped: usize::MAX, last: u32::MAX, found: (0, 0.0, [0; 3]) };
         if word0 == 0 {
-            st.skipped = self.padded_word(r0.map(|x| x as i32));
+            st.skipped = idx0;
             if !w.skip_empty::<2>(base, isa, |kb| self.brick_empty(kb)) {
                 return None;
             }
+        } else {
+            st.last = bit0 ^ flip;
         }
         loop {
             // Cells relative to `min_cell` (wrapping: cells far below it
@@ -426,9 +441,10 @@ impl VoxelVolume {
             // One axis: the step's one cell, whose bit was just found set,
             // entered through that axis's face (what `hit_in` answers for
             // it, without looking the cell up again).
-            return Some(VoxelHit::single(abs(rc), axes, neg, w.step_t(t)));
+            return Some(Found::Single(abs(rc), axes, neg, w.step_t(t)));
         }
         hit_in(&Step::from_parts(abs(rc), axes, neg, w.step_t(t)), |c| self.get(IVec3::from_array(c)))
+            .map(Found::Any)
     }
 }
 
@@ -470,7 +486,7 @@ impl RayCast for VoxelVolume {
         // The hit built in the compiled copy too (no second call, no copy of the `VoxelHit`).
         best_compiled(
             #[inline(always)]
-            |isa| Some(self.cast_cell_any(ray, range, isa)?.make_hit(&self.grid, ray)),
+            |isa| Some(self.cast_cell_any(ray, range, isa)?.into_hit(&self.grid, ray)),
         )
     }
 
@@ -542,7 +558,7 @@ mod tests {
             for range in [Interval::FORWARD, Interval::new(-3.0, 7.5)] {
                 assert_eq!(
                     v.cast_cell(&ray, range),
-                    v.cast_cell_any(&ray, range, Isa::BASELINE),
+                    v.cast_cell_any(&ray, range, Isa::BASELINE).map(Found::voxel_hit),
                     "{ray:?} {range:?}"
                 );
             }

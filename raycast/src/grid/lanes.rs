@@ -21,6 +21,9 @@ pub(super) trait Lanes:
     + std::ops::Div<Output = Self>
 {
     fn new(v: [f64; 3]) -> Self;
+    /// The lanes `[v[0], v[1], v[2]]` from `v = [x, y, z, z]` (one load on
+    /// AVX, two on SSE2, where `new` takes three and a shuffle).
+    fn load4(v: &[f64; 4]) -> Self;
     fn splat(s: f64) -> Self;
     fn get(self) -> [f64; 3];
     /// Lanes truncated towards 0 (|lane| < 2^31).
@@ -119,6 +122,14 @@ mod x86 {
         }
 
         #[inline(always)]
+        fn load4(v: &[f64; 4]) -> Self {
+            debug_assert_eq!(v[2].to_bits(), v[3].to_bits());
+            // SAFETY: SSE2 is baseline; the unaligned loads read `v[0..2]`
+            // and `v[2..4]`, in bounds of the borrowed array.
+            unsafe { Self { xy: _mm_loadu_pd(v.as_ptr()), zz: _mm_loadu_pd(v.as_ptr().add(2)) } }
+        }
+
+        #[inline(always)]
         fn splat(s: f64) -> Self {
             unsafe { Self { xy: _mm_set1_pd(s), zz: _mm_set1_pd(s) } }
         }
@@ -201,6 +212,14 @@ mod x86 {
         #[inline(always)]
         fn new(v: [f64; 3]) -> Self {
             unsafe { Self(_mm256_set_pd(v[2], v[2], v[1], v[0])) }
+        }
+
+        #[inline(always)]
+        fn load4(v: &[f64; 4]) -> Self {
+            debug_assert_eq!(v[2].to_bits(), v[3].to_bits());
+            // SAFETY: the CPU has AVX (see `V4`); the unaligned load reads
+            // the four `f64` of the borrowed array, in bounds.
+            unsafe { Self(_mm256_loadu_pd(v.as_ptr())) }
         }
 
         #[inline(always)]
@@ -302,6 +321,11 @@ mod portable {
         #[inline(always)]
         fn new(v: [f64; 3]) -> Self {
             Self(v)
+        }
+
+        #[inline(always)]
+        fn load4(v: &[f64; 4]) -> Self {
+            Self([v[0], v[1], v[2]])
         }
 
         #[inline(always)]

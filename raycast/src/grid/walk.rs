@@ -364,6 +364,15 @@ impl<const N: usize> GridWalk<N> {
     #[inline]
     fn renew(&mut self) {
         self.sync();
+        self.renew_synced();
+    }
+
+    /// [`GridWalk::renew`] on a walk whose fast steps are all counted
+    /// ([`GridWalk::sync`] done, no fast step since: `sync` would change
+    /// nothing).
+    #[inline(always)]
+    fn renew_synced(&mut self) {
+        debug_assert_eq!(self.fast_given, self.fast_left);
         let budget = FAST_BUDGET.min(self.remaining);
         self.fast_left = budget;
         self.fast_given = budget;
@@ -818,6 +827,9 @@ impl<const N: usize> GridWalk<N> {
     /// (its time and its predecessor's are farther than `tol` from `ts`),
     /// or moved by exact comparisons ([`Terms`]) when either is closer.
     ///
+    /// The walk must be synced ([`GridWalk::sync`], no fast step since), as
+    /// its one caller, [`GridWalk::skip_empty`], leaves it.
+    ///
     /// Always inlined (its one call is in [`GridWalk::skip_empty`]), so that
     /// it is compiled with the volumes' target features.
     #[inline(always)]
@@ -853,14 +865,19 @@ impl<const N: usize> GridWalk<N> {
     }
 
     /// [`GridWalk::skip_to`], its common case on lanes `L`.
+    ///
+    /// The walk must be synced ([`GridWalk::sync`], no fast step since), as
+    /// [`GridWalk::skip_empty`], its one caller, leaves it: the sync and
+    /// the renewal's sync, which would change nothing, are left out (a
+    /// dozen instructions each).
     #[inline(always)]
     fn skip_to_with<L: Lanes>(&mut self, ts: f64) {
-        self.sync();
+        debug_assert_eq!(self.fast_given, self.fast_left);
         if !ts.is_finite() {
             return;
         }
         if self.skip_to_lanes::<L>(ts) {
-            self.renew();
+            self.renew_synced();
             return;
         }
         for a in 0..N {
@@ -920,12 +937,15 @@ impl<const N: usize> GridWalk<N> {
             self.cell[a] = (n - i64::from(s > 0)) as i32;
             self.tn[a] = tn;
         }
-        self.renew();
+        self.renew_synced();
     }
 
     /// [`GridWalk::skip_empty`]'s first block planes (`base + (k + 1)·2^L`
-    /// moving up, `base + k·2^L` down) and their times, on lanes, when all
-    /// three axes move; `None` otherwise.
+    /// moving up, `base + k·2^L` down) and their times, on lanes, in 3D;
+    /// `None` otherwise. An axis that does not move gets the time `+∞` (as
+    /// the loop of `skip_empty` leaves it) and some plane (the loop leaves
+    /// 0; no one reads it: such an axis is never a crossing candidate, and
+    /// the fast coarse steps set every plane again).
     #[inline(always)]
     fn block_times<L: Lanes>(
         &self,
@@ -933,19 +953,29 @@ impl<const N: usize> GridWalk<N> {
         kb: &[i32; N],
         width: f64,
     ) -> Option<([f64; N], [f64; N])> {
-        if N != 3 || self.step.contains(&0) {
+        if N != 3 {
             return None;
         }
         let l3 = |v: &[f64; N]| L::new(std::array::from_fn(|a| v[a]));
         let kp: [i32; 3] = std::array::from_fn(|a| kb[a] + i32::from(self.step[a] > 0));
         let plane = L::from_i32(std::array::from_fn(|a| base[a])) + L::from_i32(kp) * L::splat(width);
-        let t = (plane * l3(&self.size) + l3(&self.c)) * l3(&self.inv);
+        let inv = l3(&self.inv);
+        let t = (plane * l3(&self.size) + l3(&self.c)) * inv;
+        // The axes that move are those with `inv ≠ 0` (`init` and the clip
+        // set `inv = fl(1/d) ≠ 0` exactly where `d ≠ 0`: `|d| < 2^130` (an
+        // `f32`, or a segment's difference of two), far below the `2^1074`
+        // beyond which `1/d` rounds to 0; it stays 0 where `d = 0`): one
+        // compare, where testing `step` cost a dozen instructions.
+        let t = L::select(inv.ne(L::splat(0.0)), t, L::splat(f64::INFINITY));
         let (p, t) = (plane.get(), t.get());
         Some((std::array::from_fn(|a| p[a]), std::array::from_fn(|a| t[a])))
     }
 
     /// [`GridWalk::skip_to`]'s common case, every axis at once on
-    /// [`Lanes`]: every axis moving, and on each the first plane estimated
+    /// [`Lanes`]: every axis moving (`inv ≠ 0`, see
+    /// [`GridWalk::block_times`]; tested with the filter's result, the
+    /// lanes of an axis that does not move computing values no one uses),
+    /// and on each the first plane estimated
     /// confirmed by the time filter at once (its time and its
     /// predecessor's, unless that is the current plane, farther than
     /// `tol/2` on the right sides of `ts`). Then the cells and times are
@@ -958,7 +988,7 @@ impl<const N: usize> GridWalk<N> {
     /// below 2^31, exact in `f64`), so the result is theirs bit for bit.
     #[inline(always)]
     fn skip_to_lanes<L: Lanes>(&mut self, ts: f64) -> bool {
-        if N != 3 || self.step.contains(&0) {
+        if N != 3 {
             return false;
         }
         let l3 = |v: &[f64; N]| L::new(std::array::from_fn(|a| v[a]));
@@ -969,9 +999,12 @@ impl<const N: usize> GridWalk<N> {
         let lim = f64::from(CELL_LIMIT) + 1.0;
         let x = ((L::splat(ts) * d - c) / size).max(L::splat(-lim)).min(L::splat(lim));
         let tr = x.trunc();
-        let floor = tr - L::select(tr.gt(x), one, zero);
-        let ceil = tr + L::select(tr.lt(x), one, zero);
-        let up1 = L::select(up, one, zero);
+        // `m.and(one)` is `select(m, one, zero)` for a mask `m` (all bits
+        // set or none: `1.0` or `+0.0`), in one `and` where LLVM turns the
+        // blend into a sign test and more.
+        let floor = tr - tr.gt(x).and(one);
+        let ceil = tr + tr.lt(x).and(one);
+        let up1 = up.and(one);
         let now = L::from_i32(std::array::from_fn(|a| self.cell[a])) + up1;
         let est = L::select(up, ceil, floor);
         let n = L::select(up, est.max(now), est.min(now));
@@ -982,7 +1015,8 @@ impl<const N: usize> GridWalk<N> {
         let tn = (n * size + c) * inv;
         let s = L::select(up, one, L::splat(-1.0));
         let tp = ((n - s) * size + c) * inv;
-        let sure = (tn - half_tol(tn)).ge(ts_v).and(n.eq(now).or((tp + half_tol(tp)).lt(ts_v)));
+        let sure =
+            (tn - half_tol(tn)).ge(ts_v).and(n.eq(now).or((tp + half_tol(tp)).lt(ts_v))).and(inv.ne(zero));
         if sure.bits() != 7 {
             return false;
         }
@@ -1036,9 +1070,9 @@ impl<const N: usize> GridWalk<N> {
         for a in 0..N {
             kb[a] = (self.cell[a] - base[a]) >> L;
         }
-        // Every axis moving (3D): the planes and their times at once on
-        // lanes, by the same operations as the loop below (`next_plane`,
-        // `time_at`), so bit for bit its values.
+        // In 3D the planes and their times at once on lanes, by the same
+        // operations as the loop below (`next_plane`, `time_at`), so bit for
+        // bit its values (see `block_times` for an axis that does not move).
         #[cfg(target_arch = "x86_64")]
         let lanes = if isa.avx() {
             self.block_times::<V4>(&base, &kb, width)
@@ -1143,14 +1177,20 @@ pub(crate) struct BoxClip {
     pub(crate) lo_cell: [i32; 3],
     /// The highest cell of the box.
     pub(crate) hi_cell: [i32; 3],
+    // The per-axis terms below are stored as `[x, y, z, z]`, the layout of
+    // [`Lanes::load4`]: one load each on AVX.
     /// `origin + (lo_cell − 0.5)·size`: the low side of the box grown by half a cell.
-    lo: [f64; 3],
+    lo: [f64; 4],
     /// `origin + (hi_cell + 1.5)·size`: the high side of the box grown by half a cell.
-    hi: [f64; 3],
+    hi: [f64; 4],
     /// `(|lo_cell| + |hi_cell| + 2)·size`: the box's part of the clip's magnitude bound.
-    span: [f64; 3],
+    span: [f64; 4],
     /// `1 / size`.
-    inv_size: [f64; 3],
+    inv_size: [f64; 4],
+    /// The grid's `origin` in `f64` (exact).
+    origin: [f64; 4],
+    /// The grid's `cell_size` in `f64` (exact).
+    size: [f64; 4],
 }
 
 impl BoxClip {
@@ -1162,7 +1202,7 @@ impl BoxClip {
             let (lc, hc) = (f64::from(lo_cell[a]), f64::from(hi_cell[a]));
             (org + (lc - 0.5) * size, org + (hc + 1.5) * size, (lc.abs() + hc.abs() + 2.0) * size, 1.0 / size)
         };
-        let v = [f(0), f(1), f(2)];
+        let v = [f(0), f(1), f(2), f(2)];
         Self {
             lo_cell,
             hi_cell,
@@ -1170,9 +1210,27 @@ impl BoxClip {
             hi: v.map(|x| x.1),
             span: v.map(|x| x.2),
             inv_size: v.map(|x| x.3),
+            origin: [0, 1, 2, 2].map(|a| f64::from(grid.origin[a])),
+            size: [0, 1, 2, 2].map(|a| f64::from(grid.cell_size[a])),
         }
     }
 }
+
+/// `step` of a walk whose direction has every component non-zero, by its
+/// `neg` bits: −1 on the axes whose bit is set, +1 on the others.
+const STEPS: [[i32; 3]; 8] = {
+    let mut t = [[0; 3]; 8];
+    let mut neg = 0;
+    while neg < 8 {
+        let mut a = 0;
+        while a < 3 {
+            t[neg][a] = if neg >> a & 1 != 0 { -1 } else { 1 };
+            a += 1;
+        }
+        neg += 1;
+    }
+    t
+};
 
 /// What [`GridWalk::fast_setup`] found.
 enum Fast {
@@ -1690,7 +1748,6 @@ impl GridWalk<3> {
     /// blank walk and clips and starts it ([`GridWalk::clip_to_box`]).
     #[inline(always)]
     pub(crate) fn ray_in_box(grid: &Grid<3>, ray: &Ray, range: Interval, clip: &BoxClip, isa: Isa) -> Self {
-        let (lo_cell, hi_cell) = (clip.lo_cell, clip.hi_cell);
         #[cfg(target_arch = "x86_64")]
         let fast = if isa.avx() {
             Self::fast_setup::<V4>(grid, ray, range, clip)
@@ -1716,8 +1773,9 @@ impl GridWalk<3> {
                     tn: p.tn,
                     c: p.c,
                     inv: p.inv,
-                    size: grid.cell_size.map(f64::from),
-                    origin: grid.origin.map(f64::from),
+                    // As `blank` has them (see `fast_setup` for `clip`'s).
+                    size: [clip.size[0], clip.size[1], clip.size[2]],
+                    origin: [clip.origin[0], clip.origin[1], clip.origin[2]],
                     o: ray.origin.to_array().map(f64::from),
                     dh: ray.dir.to_array().map(f64::from),
                     dl: [0.0; 3],
@@ -1750,7 +1808,7 @@ impl GridWalk<3> {
             Fast::Miss => Self::for_ray(grid, ray, range),
             Fast::General => {
                 let mut w = Self::for_ray(grid, ray, range);
-                if w.clip_to_box(ray, range, lo_cell, hi_cell) {
+                if w.clip_to_box(ray, range, clip.lo_cell, clip.hi_cell) {
                     w.init();
                     w.begin();
                 }
@@ -1777,9 +1835,13 @@ impl GridWalk<3> {
     #[inline(always)]
     fn fast_setup<L: Lanes>(grid: &Grid<3>, ray: &Ray, range: Interval, clip: &BoxClip) -> Fast {
         let dh = ray.dir.to_array().map(f64::from);
-        let (o64, origin, size64) =
-            (ray.origin.to_array().map(f64::from), grid.origin.map(f64::from), grid.cell_size.map(f64::from));
-        let (d, o, org, size) = (L::new(dh), L::new(o64), L::new(origin), L::new(size64));
+        // The grid's origin and size in `f64` as `clip` keeps them (the
+        // same values: `BoxClip::new` converts them exactly).
+        debug_assert_eq!(clip.origin[..3], grid.origin.map(f64::from));
+        debug_assert_eq!(clip.size[..3], grid.cell_size.map(f64::from));
+        let o64 = ray.origin.to_array().map(f64::from);
+        let (origin, size64) = (&clip.origin, &clip.size);
+        let (d, o, org, size) = (L::new(dh), L::new(o64), L::load4(origin), L::load4(size64));
         // Finite (NaN fails too) and non-zero components, a non-empty range.
         let inf = L::splat(f64::INFINITY);
         let finite = o.abs().lt(inf).and(d.abs().lt(inf)).and(d.ne(L::splat(0.0)));
@@ -1789,8 +1851,8 @@ impl GridWalk<3> {
         // The clip, as `clip_to_box` (the box's own terms from `clip`,
         // computed once per box by the same operations).
         let inv = L::splat(1.0) / d;
-        let (lo, hi) = (L::new(clip.lo), L::new(clip.hi));
-        let mag = o.abs() + org.abs() + L::new(clip.span);
+        let (lo, hi) = (L::load4(&clip.lo), L::load4(&clip.hi));
+        let mag = o.abs() + org.abs() + L::load4(&clip.span);
         let slack = L::splat(8.0 * U) * mag * inv.abs();
         let up = d.gt(L::splat(0.0));
         let t_in = ((L::select(up, lo, hi) - o) * inv - slack).get();
@@ -1810,7 +1872,7 @@ impl GridWalk<3> {
         // The start cell, as `start_cell`: its estimate, its filter, and
         // where that fails, `start_cell` itself.
         let t0 = L::splat(f64::from(t_min));
-        let inv_s = L::new(clip.inv_size);
+        let inv_s = L::load4(&clip.inv_size);
         let x = ((o + t0 * d) - org) * inv_s;
         let limit = f64::from(CELL_LIMIT);
         if x.abs().le(L::splat(limit + 2.0)).bits() != 7 {
@@ -1819,7 +1881,8 @@ impl GridWalk<3> {
         }
         // ⌊x⌋ (|x| ≤ 2^29 + 2: the truncation fits an i32 and is exact in f64).
         let tr = x.trunc();
-        let n = tr - L::select(tr.gt(x), L::splat(1.0), L::splat(0.0));
+        // `m.and(1)`: `select(m, 1, +0)` in one `and` (see `skip_to_lanes`).
+        let n = tr - tr.gt(x).and(L::splat(1.0));
         let err = L::splat(8.0 * U) * (o.abs() + (t0 * d).abs() + org.abs()) * inv_s;
         let frac = x - n;
         let sure = frac
@@ -1842,7 +1905,7 @@ impl GridWalk<3> {
         // The setup, as `init` (the next plane is `cell + 1` moving up).
         let c = org - o;
         let dt = size * inv.abs();
-        let nf = n + L::select(up, L::splat(1.0), L::splat(0.0));
+        let nf = n + up.and(L::splat(1.0));
         let tn = (nf * size + c) * inv;
         let cd = (c * inv).abs().get();
         let mut c_over_d = 0.0f64;
@@ -1867,8 +1930,10 @@ impl GridWalk<3> {
         let neg = (!up.bits()) & 7;
         Fast::Walk(FastParts {
             cell,
-            // ±1 by the sign of `d` (no 0: every `d ≠ 0` here).
-            step: [1 - 2 * i32::from(neg & 1), 1 - i32::from(neg & 2), 1 - i32::from((neg >> 1) & 2)],
+            // ±1 by the sign of `d` (no 0: every `d ≠ 0` here), by table:
+            // −1 on the axes of the bits of `neg` (one load, where the
+            // arithmetic took a dozen instructions).
+            step: STEPS[usize::from(neg & 7)],
             tn: tn.get(),
             c: c.get(),
             inv: inv.get(),
