@@ -229,9 +229,15 @@ impl VoxelVolume {
     /// `cast_cell_any`), and the border reads as empty bricks.
     #[inline(always)]
     fn word_of(&self, b: [u32; 3]) -> usize {
-        // (b + 1)·stride with `stride[0] = 1` (`try_new`), the +1s folded
-        // into `word_base`.
-        b[0] as usize + b[1] as usize * self.stride[1] + b[2] as usize * self.stride[2] + self.word_base
+        // (b + 1)·stride, the +1s folded into `word_base`.
+        self.dot_stride(b) + self.word_base
+    }
+
+    /// `b · stride`, with `stride[0] = 1` (`try_new`): the offset in `bits`
+    /// of brick `b` counted from the corner of the padded box.
+    #[inline(always)]
+    fn dot_stride(&self, b: [u32; 3]) -> usize {
+        b[0] as usize + b[1] as usize * self.stride[1] + b[2] as usize * self.stride[2]
     }
 
     /// The index in `bits` of the brick of `r` (a cell relative to
@@ -241,8 +247,7 @@ impl VoxelVolume {
         // Arithmetic shifts: cells -4 ..= -1 are in brick -1, the border.
         let b = r.map(|x| (x >> 2).wrapping_add(1) as u32);
         if b[0] < self.pdims[0] && b[1] < self.pdims[1] && b[2] < self.pdims[2] {
-            // `stride[0] = 1` (`try_new`).
-            b[0] as usize + b[1] as usize * self.stride[1] + b[2] as usize * self.stride[2]
+            self.dot_stride(b)
         } else {
             usize::MAX
         }

@@ -123,7 +123,7 @@ impl Found {
         // (`positive` = moving down: the ray enters through the + face).
         let mut point = ray.at(t).to_array();
         let k = cell[a] + i32::from(moving_down);
-        point[a] = (f64::from(grid.origin[a]) + f64::from(k) * f64::from(grid.cell_size[a])) as f32;
+        point[a] = plane(grid, a, k) as f32;
         // `make_hit`'s `front_face` (`d < 0` through a + face, `d > 0`
         // through a − face, `d = dir[a]`) is true: a walk steps on axis `a`
         // only where `d ≠ 0` (finite), and down it exactly where `d < 0`
@@ -170,8 +170,7 @@ impl VoxelHit {
         normal[axis] = s;
         if self.face.is_some() {
             let k = self.cell[axis] + i32::from(positive);
-            point[axis] =
-                (f64::from(grid.origin[axis]) + f64::from(k) * f64::from(grid.cell_size[axis])) as f32;
+            point[axis] = plane(grid, axis, k) as f32;
         }
         let (point, normal) = (Vec3::from_array(point), Vec3::from_array(normal));
         // `dir · normal < 0` as `Hit::with_point` has it: the other two
@@ -182,6 +181,14 @@ impl VoxelHit {
         hit.cell = Some(self.cell);
         hit
     }
+}
+
+/// The boundary plane `k` of `axis`, `origin + k·size` in `f64`: the product
+/// is exact (`|k| ≤ 2^29` times a 24-bit size fits 53 bits) and the sum is
+/// rounded once, so every hit on that plane gets the same coordinate.
+#[inline(always)]
+fn plane(grid: &Grid<3>, axis: usize, k: i32) -> f64 {
+    f64::from(grid.origin[axis]) + f64::from(k) * f64::from(grid.cell_size[axis])
 }
 
 /// Axis and sign of a cell face (`(2, false)` for a part that is not one).
@@ -205,8 +212,7 @@ fn inside_face(grid: &Grid<3>, ray: &Ray, cell: IVec3) -> Part {
             continue;
         }
         let k = cell[a] + i32::from(d < 0.0);
-        let plane = f64::from(grid.origin[a]) + f64::from(k) * f64::from(grid.cell_size[a]);
-        let t = (plane - f64::from(ray.origin[a])) / d;
+        let t = (plane(grid, a, k) - f64::from(ray.origin[a])) / d;
         if t > best.0 {
             best = (t, Part::axis_face(a, d < 0.0));
         }

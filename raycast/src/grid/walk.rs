@@ -1200,7 +1200,14 @@ impl BoxClip {
         let f = |a: usize| {
             let (org, size) = (f64::from(grid.origin[a]), f64::from(grid.cell_size[a]));
             let (lc, hc) = (f64::from(lo_cell[a]), f64::from(hi_cell[a]));
-            (org + (lc - 0.5) * size, org + (hc + 1.5) * size, (lc.abs() + hc.abs() + 2.0) * size, 1.0 / size)
+            (
+                org + (lc - 0.5) * size,
+                org + (hc + 1.5) * size,
+                (lc.abs() + hc.abs() + 2.0) * size,
+                1.0 / size,
+                org,
+                size,
+            )
         };
         let v = [f(0), f(1), f(2), f(2)];
         Self {
@@ -1210,8 +1217,8 @@ impl BoxClip {
             hi: v.map(|x| x.1),
             span: v.map(|x| x.2),
             inv_size: v.map(|x| x.3),
-            origin: [0, 1, 2, 2].map(|a| f64::from(grid.origin[a])),
-            size: [0, 1, 2, 2].map(|a| f64::from(grid.cell_size[a])),
+            origin: v.map(|x| x.4),
+            size: v.map(|x| x.5),
         }
     }
 }
