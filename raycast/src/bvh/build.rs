@@ -1,4 +1,5 @@
-//! The build: a binary tree by binned SAH, collapsed into 4-wide nodes.
+//! The build: a binary tree by binned SAH, collapsed into 8-wide or 4-wide
+//! nodes (see `Nodes` for which).
 //!
 //! **Binary tree.** Every node bins the centroids of its items into [`BINS`]
 //! equal slots along each axis and evaluates the surface-area heuristic at
@@ -30,13 +31,13 @@
 //! (35 MB for a 1.1M-triangle mesh) and the input is not already in spatial
 //! order.
 //!
-//! **Collapse.** Each binary inner node becomes a 4-wide node whose children
+//! **Collapse.** Each binary inner node becomes a `W`-wide node whose children
 //! are found by repeatedly opening the child of largest surface area that is
-//! still an inner node, until there are four (Wald, Benthin & Boulos,
+//! still an inner node, until there are `W` (Wald, Benthin & Boulos,
 //! *Getting rid of packets*, 2008). Nodes are stored in pre-order, so every
 //! child has a larger index than its parent and a refit is one reverse sweep.
 
-use super::{BuildOptions, Node, NONE};
+use super::{BuildOptions, Node, Nodes, NONE};
 use crate::Aabb;
 use glam::Vec3A;
 
@@ -426,9 +427,10 @@ fn partition(items: &mut [u32], boxes: &mut [B], mut pred: impl FnMut(&B) -> boo
     i
 }
 
-/// Builds the 4-wide tree over `boxes`; returns the nodes (root first) and
-/// the item ids in leaf order.
-pub(super) fn build(boxes: &[Aabb], opts: &BuildOptions) -> (Vec<Node>, Vec<u32>) {
+/// Builds the tree over `boxes`, `width`-wide (4 or 8), or as the rule of
+/// [`Nodes`] chooses when `width` is `None`; returns the nodes (root first)
+/// and the item ids in leaf order.
+pub(super) fn build(boxes: &[Aabb], opts: &BuildOptions, width: Option<usize>) -> (Nodes, Vec<u32>) {
     // As `sanitize`, on SIMD corners.
     let mut boxes: Vec<B> = boxes
         .iter()
@@ -470,20 +472,50 @@ pub(super) fn build(boxes: &[Aabb], opts: &BuildOptions) -> (Vec<Node>, Vec<u32>
         }
     };
     drop(boxes);
-    let mut nodes = Vec::with_capacity(bn.len() / 2 + 1);
-    nodes.push(Node::EMPTY);
-    if let Some(root) = root {
-        let kids = if bn[root as usize].count > 0 { vec![root] } else { bn[root as usize].kids.to_vec() };
-        fill(&bn, 0, &kids, &mut nodes);
-    }
-    (crate::pages::on_huge_pages(nodes), crate::pages::on_huge_pages(items))
+    let kids = match root {
+        Some(root) if bn[root as usize].count > 0 => vec![root],
+        Some(root) => bn[root as usize].kids.to_vec(),
+        None => Vec::new(),
+    };
+    // Both collapses (each a small fraction of the build) and the rule of
+    // `Nodes`: 8-wide when that takes under 2 MiB and at most 60 % of the
+    // 4-wide tree's nodes.
+    let nodes = match width {
+        Some(4) => Nodes::Four(collapse::<4>(&bn, &kids)),
+        Some(_) => Nodes::Eight(collapse::<8>(&bn, &kids)),
+        None => {
+            let (wide, narrow) = (collapse::<8>(&bn, &kids), collapse::<4>(&bn, &kids));
+            let small = std::mem::size_of_val(wide.as_slice()) < super::interleave::INTERLEAVE_MIN_BYTES;
+            if small && 10 * wide.len() <= 6 * narrow.len() {
+                Nodes::Eight(wide)
+            } else {
+                Nodes::Four(narrow)
+            }
+        }
+    };
+    let nodes = match nodes {
+        Nodes::Four(n) => Nodes::Four(crate::pages::on_huge_pages(n)),
+        Nodes::Eight(n) => Nodes::Eight(crate::pages::on_huge_pages(n)),
+    };
+    (nodes, crate::pages::on_huge_pages(items))
 }
 
-/// Writes the 4-wide node `at` with the binary subtrees `start` as seed
-/// children, opening the largest inner child until there are four.
-fn fill(bn: &[BNode], at: usize, start: &[u32], nodes: &mut Vec<Node>) {
+/// The `W`-wide nodes of the binary tree `bn` whose root's children are
+/// `kids`.
+fn collapse<const W: usize>(bn: &[BNode], kids: &[u32]) -> Vec<Node<W>> {
+    let mut nodes = Vec::with_capacity(bn.len() / (W - 1) + 1);
+    nodes.push(Node::EMPTY);
+    if !kids.is_empty() {
+        fill(bn, 0, kids, &mut nodes);
+    }
+    nodes
+}
+
+/// Writes the `W`-wide node `at` with the binary subtrees `start` as seed
+/// children, opening the largest inner child until there are `W`.
+fn fill<const W: usize>(bn: &[BNode], at: usize, start: &[u32], nodes: &mut Vec<Node<W>>) {
     let mut kids: Vec<u32> = start.to_vec();
-    while kids.len() < 4 {
+    while kids.len() < W {
         let open = kids.iter().enumerate().filter(|(_, &k)| bn[k as usize].count == 0).max_by(|a, b| {
             half_area(&bn[*a.1 as usize].bounds).total_cmp(&half_area(&bn[*b.1 as usize].bounds))
         });

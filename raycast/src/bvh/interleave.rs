@@ -11,12 +11,14 @@
 //! in the same order, so its answers are those of the single-ray walk, bit
 //! for bit; only the order in which rays advance changes.
 
-use super::{Bvh, Entry, Leaf, LeafRef, Order, RayBoxes, Stack};
+use super::simd::{Sel, Width};
+use super::{with_tree, Bvh, Entry, Leaf, LeafRef, Nodes, Order, RayBoxes, Stack, Tree, STACK_4, STACK_8};
 use crate::{Interval, Ray};
 
 /// Rays in flight. Eight lanes hide the latency of a node fetched from the
 /// shared cache (~40 ns, about eight node tests) on the scenes and meshes of
-/// the benchmarks; their stacks take ~25 KiB of the caller's stack.
+/// the benchmarks; their stacks take ~25 KiB of the caller's stack on a
+/// 4-wide tree (~55 KiB on an 8-wide one).
 pub(crate) const LANES: usize = 8;
 
 /// Trees with fewer node bytes than this are walked ray by ray: their nodes
@@ -25,15 +27,20 @@ pub(crate) const LANES: usize = 8;
 /// 10,000-object scene (0.4 MiB of nodes) a batch was ~10 % slower
 /// interleaved, on the bunny (69,451 triangles, 1.3 MiB of nodes, 6 MiB in
 /// all) ~10 % slower; on the 100,000-object scene (4.1 MiB) ~30 % faster and
-/// on the 1.1M-triangle bunny (21 MiB) ~45 % faster.
-const INTERLEAVE_MIN_BYTES: usize = 2 << 20;
+/// on the 1.1M-triangle bunny (21 MiB) ~45 % faster (measured with 4-wide
+/// nodes). It is also the size from which trees are built 4-wide (see
+/// `Nodes`), so the trees that interleave are 4-wide ones.
+pub(super) const INTERLEAVE_MIN_BYTES: usize = 2 << 20;
 
 /// One ray's walk in progress.
-struct Lane {
-    rb: RayBoxes,
+struct Lane<const W: usize, const N: usize>
+where
+    Sel: Width<W>,
+{
+    rb: RayBoxes<W>,
     range: Interval,
     cur: Entry,
-    stack: Stack,
+    stack: Stack<N>,
     /// The ray's index in the batch, or [`IDLE`].
     ray: usize,
 }
@@ -57,7 +64,7 @@ impl Bvh {
     /// 256-pixel-wide, 40° camera span 10°; random directions are never
     /// that close).
     pub(crate) fn interleaving_pays(&self, rays: &[Ray]) -> bool {
-        if std::mem::size_of_val(self.nodes.as_slice()) < INTERLEAVE_MIN_BYTES {
+        if self.nodes.bytes() < INTERLEAVE_MIN_BYTES {
             return false;
         }
         let Some(first) = rays.first() else { return false };
@@ -88,12 +95,22 @@ impl Bvh {
         P: Fn(LeafRef),
         F: FnMut(usize, LeafRef, Interval) -> Leaf,
     {
-        match order {
-            Order::NearFirst => self.interleave::<true, S, P, F>(n, start, prefetch, leaf),
-            Order::Any => self.interleave::<false, S, P, F>(n, start, prefetch, leaf),
+        if self.items.is_empty() {
+            return;
         }
+        with_tree!(&self.nodes, tree => {
+            match order {
+                Order::NearFirst => tree.interleave::<true, S, P, F>(n, start, prefetch, leaf),
+                Order::Any => tree.interleave::<false, S, P, F>(n, start, prefetch, leaf),
+            }
+        })
     }
+}
 
+impl<const W: usize, const N: usize> Tree<'_, W, N>
+where
+    Sel: Width<W>,
+{
     #[inline(always)]
     fn interleave<const ORDERED: bool, S, P, F>(&self, n: usize, mut start: S, prefetch: P, mut leaf: F)
     where
@@ -101,10 +118,7 @@ impl Bvh {
         P: Fn(LeafRef),
         F: FnMut(usize, LeafRef, Interval) -> Leaf,
     {
-        if self.items.is_empty() {
-            return;
-        }
-        let mut lanes: [Lane; LANES] = std::array::from_fn(|_| Lane {
+        let mut lanes: [Lane<W, N>; LANES] = std::array::from_fn(|_| Lane {
             rb: RayBoxes::new(&Ray::new(glam::Vec3::ZERO, glam::Vec3::X), Interval::FORWARD),
             range: Interval::FORWARD,
             cur: Entry::ROOT,
@@ -114,7 +128,7 @@ impl Bvh {
         let mut next = 0;
         // Gives `lane` the next ray that has something to walk; false when
         // none is left.
-        let mut refill = |lane: &mut Lane, next: &mut usize| {
+        let mut refill = |lane: &mut Lane<W, N>, next: &mut usize| {
             while *next < n {
                 let i = *next;
                 *next += 1;
@@ -156,7 +170,7 @@ impl Bvh {
     #[inline(always)]
     fn step<const ORDERED: bool, P: Fn(LeafRef), F: FnMut(usize, LeafRef, Interval) -> Leaf>(
         &self,
-        lane: &mut Lane,
+        lane: &mut Lane<W, N>,
         prefetch: &P,
         leaf: &mut F,
     ) -> bool {
@@ -230,55 +244,57 @@ mod tests {
     /// stopped: recorded by the single-ray walk and the interleaved one.
     #[test]
     fn every_ray_takes_the_single_ray_steps() {
-        let (boxes, rays) = setup(3000, 500);
-        for max_leaf in [1, 4] {
-            let bvh = Bvh::build_with_leaf_size(&boxes, max_leaf);
-            for order in [Order::NearFirst, Order::Any] {
-                // A leaf "hits" at its entry range's midpoint for every third
-                // item, and ray 5k stops at its third leaf: both steer the walk.
-                let answer = |i: usize, l: LeafRef, r: Interval, seen: usize| {
-                    if i.is_multiple_of(5) && seen == 2 {
-                        Leaf::Stop
-                    } else if bvh.items()[l.first].is_multiple_of(3) {
-                        Leaf::Hit(r.min.max(0.0) + 0.5 * (r.max.min(1e3) - r.min.max(0.0)))
-                    } else {
-                        Leaf::Miss
-                    }
-                };
-                let single: Vec<Vec<(usize, u32)>> = rays
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (ray, range))| {
-                        let mut seen = Vec::new();
-                        bvh.traverse_tagged(
-                            ray,
-                            *range,
-                            order,
-                            |_| {},
-                            |l, r| {
-                                seen.push((l.first, r.max.to_bits()));
-                                answer(i, l, r, seen.len() - 1)
-                            },
-                        );
-                        seen
-                    })
-                    .collect();
-                let mut many = vec![Vec::new(); rays.len()];
-                bvh.traverse_interleaved(
-                    rays.len(),
-                    order,
-                    |i| rays[i],
-                    |_| {},
-                    |i, l, r| {
-                        many[i].push((l.first, r.max.to_bits()));
-                        answer(i, l, r, many[i].len() - 1)
-                    },
-                );
-                assert_eq!(single, many, "max_leaf {max_leaf}, {order:?}");
-                let long = single.iter().filter(|s| s.len() > 3).count();
-                assert!(long > 50, "{long}");
+        crate::bvh::each_width(|| {
+            let (boxes, rays) = setup(3000, 500);
+            for max_leaf in [1, 4] {
+                let bvh = Bvh::build_with_leaf_size(&boxes, max_leaf);
+                for order in [Order::NearFirst, Order::Any] {
+                    // A leaf "hits" at its entry range's midpoint for every third
+                    // item, and ray 5k stops at its third leaf: both steer the walk.
+                    let answer = |i: usize, l: LeafRef, r: Interval, seen: usize| {
+                        if i.is_multiple_of(5) && seen == 2 {
+                            Leaf::Stop
+                        } else if bvh.items()[l.first].is_multiple_of(3) {
+                            Leaf::Hit(r.min.max(0.0) + 0.5 * (r.max.min(1e3) - r.min.max(0.0)))
+                        } else {
+                            Leaf::Miss
+                        }
+                    };
+                    let single: Vec<Vec<(usize, u32)>> = rays
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (ray, range))| {
+                            let mut seen = Vec::new();
+                            bvh.traverse_tagged(
+                                ray,
+                                *range,
+                                order,
+                                |_| {},
+                                |l, r| {
+                                    seen.push((l.first, r.max.to_bits()));
+                                    answer(i, l, r, seen.len() - 1)
+                                },
+                            );
+                            seen
+                        })
+                        .collect();
+                    let mut many = vec![Vec::new(); rays.len()];
+                    bvh.traverse_interleaved(
+                        rays.len(),
+                        order,
+                        |i| rays[i],
+                        |_| {},
+                        |i, l, r| {
+                            many[i].push((l.first, r.max.to_bits()));
+                            answer(i, l, r, many[i].len() - 1)
+                        },
+                    );
+                    assert_eq!(single, many, "max_leaf {max_leaf}, {order:?}");
+                    let long = single.iter().filter(|s| s.len() > 3).count();
+                    assert!(long > 50, "{long}");
+                }
             }
-        }
+        });
     }
 
     #[test]
@@ -286,7 +302,7 @@ mod tests {
         // 60,000 one-item leaves: over 2 MiB of nodes.
         let (boxes, _) = setup(60_000, 0);
         let big = Bvh::build(&boxes);
-        assert!(std::mem::size_of_val(big.nodes.as_slice()) >= INTERLEAVE_MIN_BYTES);
+        assert!(big.nodes.bytes() >= INTERLEAVE_MIN_BYTES);
         let small = Bvh::build(&boxes[..1000]);
         let (_, random) = setup(10, 64);
         let random: Vec<Ray> = random.into_iter().map(|(r, _)| r).collect();
@@ -302,32 +318,34 @@ mod tests {
 
     #[test]
     fn fewer_rays_than_lanes_and_empty_trees() {
-        let (boxes, rays) = setup(50, 3);
-        let bvh = Bvh::build(&boxes);
-        let mut visits = 0;
-        bvh.traverse_interleaved(
-            rays.len(),
-            Order::NearFirst,
-            |i| rays[i],
-            |_| {},
-            |_, _, _| {
-                visits += 1;
-                Leaf::Miss
-            },
-        );
-        let single: usize = rays
-            .iter()
-            .map(|(ray, range)| {
-                let mut v = 0;
-                bvh.traverse(ray, *range, |_, _| {
-                    v += 1;
+        crate::bvh::each_width(|| {
+            let (boxes, rays) = setup(50, 3);
+            let bvh = Bvh::build(&boxes);
+            let mut visits = 0;
+            bvh.traverse_interleaved(
+                rays.len(),
+                Order::NearFirst,
+                |i| rays[i],
+                |_| {},
+                |_, _, _| {
+                    visits += 1;
                     Leaf::Miss
-                });
-                v
-            })
-            .sum();
-        assert_eq!(visits, single);
-        let empty = Bvh::build(&[]);
-        empty.traverse_interleaved(rays.len(), Order::Any, |i| rays[i], |_| {}, |_, _, _| unreachable!());
+                },
+            );
+            let single: usize = rays
+                .iter()
+                .map(|(ray, range)| {
+                    let mut v = 0;
+                    bvh.traverse(ray, *range, |_, _| {
+                        v += 1;
+                        Leaf::Miss
+                    });
+                    v
+                })
+                .sum();
+            assert_eq!(visits, single);
+            let empty = Bvh::build(&[]);
+            empty.traverse_interleaved(rays.len(), Order::Any, |i| rays[i], |_| {}, |_, _, _| unreachable!());
+        });
     }
 }

@@ -2,33 +2,38 @@
 //! acceleration structure of [`TriMesh`](crate::TriMesh) and of scenes.
 //!
 //! # Layout
-//! A 4-wide tree (`Node`, 128 bytes, two cache lines): the boxes of the four
-//! children stored as six rows of four lanes (`min x`, `min y`, `min z`,
-//! `max x`, `max y`, `max z`), so one ray tests all four with a handful of
-//! SSE2 instructions, followed by the children's references. A child is an
-//! inner node (its index), a leaf (a run `first .. first + count` of the
-//! leaf-ordered id array [`Bvh::items`]) or unused (an empty box, never hit).
-//! Four lanes because SSE2 is the baseline of every x86_64 build, so the
-//! node test needs no run-time dispatch. Profiles on the bunny show where the
-//! time goes: for incoherent rays, waiting for nodes to arrive from memory
-//! (hence the prefetch of pushed children, and SAH leaves of several items to
-//! keep the tree small); for coherent rays, the node test and the ordering
-//! branches. An 8-wide node (256 bytes, tested as two 4-lane halves) was
-//! measured on the bunny: 5,893 nodes instead of 10,606, incoherent closest
-//! hits 3–9 % faster and camera rays 6 %, one ray at a time, but interleaved
-//! batches on the 1.1M-triangle bunny 16 % slower. A ray then fetches about
-//! 30 % more node bytes (5.3 visits × 256 against 8.2 × 128), and once the tree
-//! no longer fits the caches those batches are limited by memory, not latency.
-//! An 8-wide node quantized to 128 bytes (8-bit child boxes relative to the
-//! node's own box, decoded exactly to `f32` planes so the test's rounding
-//! argument is unchanged) fetches fewer bytes than either, for about ten more
+//! A wide tree (`Node<W>`): the boxes of a node's `W` children stored as six
+//! rows of `W` lanes (`min x`, `min y`, `min z`, `max x`, `max y`, `max z`),
+//! so one ray tests them all with a handful of SSE2 instructions, followed
+//! by the children's references. A child is an inner node (its index), a
+//! leaf (a run `first .. first + count` of the leaf-ordered id array
+//! [`Bvh::items`]) or unused (an empty box, never hit). SSE2 is the baseline
+//! of every x86_64 build, so the node test needs no run-time dispatch; an
+//! 8-wide node is tested as two 4-lane halves (the Zen 1 cores this is tuned
+//! on split a 256-bit AVX operation into two anyway).
+//!
+//! `W` is 8 (256 bytes, four cache lines) or 4 (128 bytes), chosen per tree
+//! (see `Nodes`). Profiles on the bunny show where the time goes: for
+//! incoherent rays, waiting for nodes to arrive from memory (hence the
+//! prefetch of pushed children, and SAH leaves of several items to keep the
+//! tree small); for coherent rays, the node test and the ordering branches.
+//! Eight children halve a mesh tree's depth, so a ray's chain of dependent
+//! node loads is shorter: on the bunny 5.3 node visits a ray instead of 8.2,
+//! single incoherent rays 4–8 % faster and camera rays ~6 %. But a ray then
+//! reads ~30 % more node bytes (5.3 × 256 against 8.2 × 128), and a tree too
+//! large for the caches, walked by interleaved batches that wait on memory
+//! bandwidth rather than latency, ran 16 % slower 8-wide (the 1.1M-triangle
+//! bunny): such trees stay 4-wide.
+//! A node quantized to 128 bytes (8-bit child boxes relative to the node's
+//! box, decoded exactly to `f32` planes so that the test's rounding argument
+//! holds) would read fewer bytes than either, for about ten more
 //! instructions per row; it is the next layout to measure.
 //! The build is described in `build.rs` (binned SAH binary tree, collapsed).
 //!
 //! # The ray–box test
 //! Per ray, `1 / dir` and the origin are splatted once, and for each axis the
 //! row holding the near plane is chosen by the sign of `1 / dir` (so `-0.0`
-//! gives `-∞` and picks the max row, consistently). Then for four boxes
+//! gives `-∞` and picks the max row, consistently). Then for the `W` boxes
 //! `t_near = max((near − o)·inv, t_min)`, `t_far = min((far − o)·inv, t_max)`.
 //! * An axis with `dir = ±0` has `inv = ±∞`. If the origin is outside the slab
 //!   both planes give the same infinity and the box is missed, as it must be;
@@ -94,7 +99,7 @@ mod simd;
 use crate::numeric::gamma;
 use crate::{Aabb, Interval, Ray};
 use glam::{Vec3, Vec3A};
-use simd::F4;
+use simd::{Lanes, Sel, Width};
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
@@ -176,37 +181,45 @@ pub(crate) struct LeafRef {
     pub(crate) tag: u32,
 }
 
-/// Stack depth: the tree is at most `MAX_DEPTH + 33` levels deep (median
-/// splits past `MAX_DEPTH` halve the items; +1 for the empty-box subtree) and
-/// each level pushes at most 3 entries; the spare room above also takes the
-/// entry `descend` may write just above the top without keeping it.
-const STACK: usize = 3 * (build::MAX_DEPTH + 34) + 1;
+/// Stack depth of a walk on `W`-wide nodes: the tree is at most
+/// `MAX_DEPTH + 33` levels deep (median splits past `MAX_DEPTH` halve the
+/// items; +1 for the empty-box subtree) and each level pushes at most
+/// `W − 1` entries; the spare room above also takes the entry `descend` may
+/// write just above the top without keeping it. Sized per width: a 4-wide
+/// walk with the 8-wide walk's stack (6.9 KiB, and 55 KiB for the eight
+/// rays of an interleaved batch) was 6–12 % slower.
+const fn stack_len(w: usize) -> usize {
+    (w - 1) * (build::MAX_DEPTH + 34) + 1
+}
+const STACK_4: usize = stack_len(4);
+const STACK_8: usize = stack_len(8);
 
-/// One 4-wide node: child boxes in SoA rows, then the child references.
+/// One `W`-wide node (`W` is 4 or 8, see [`Nodes`]): child boxes in SoA
+/// rows, then the child references.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
-pub(crate) struct Node {
+pub(crate) struct Node<const W: usize> {
     /// Rows `min x, min y, min z, max x, max y, max z`, one lane per child.
-    bounds: [[f32; 4]; 6],
+    bounds: [[f32; W]; 6],
     /// Inner child: node index. Leaf: first position in `items`. Unused: `NONE`.
-    child: [u32; 4],
+    child: [u32; W],
     /// Leaf: number of items (> 0) in the low [`COUNT_BITS`], and above them
     /// the leaf's tag (see [`Bvh::tag_leaves`]). Inner or unused: 0.
-    count: [u32; 4],
+    count: [u32; W],
 }
 
-impl Node {
-    const EMPTY: Node = Node {
+impl<const W: usize> Node<W> {
+    const EMPTY: Self = Node {
         bounds: [
-            [f32::INFINITY; 4],
-            [f32::INFINITY; 4],
-            [f32::INFINITY; 4],
-            [f32::NEG_INFINITY; 4],
-            [f32::NEG_INFINITY; 4],
-            [f32::NEG_INFINITY; 4],
+            [f32::INFINITY; W],
+            [f32::INFINITY; W],
+            [f32::INFINITY; W],
+            [f32::NEG_INFINITY; W],
+            [f32::NEG_INFINITY; W],
+            [f32::NEG_INFINITY; W],
         ],
-        child: [NONE; 4],
-        count: [0; 4],
+        child: [NONE; W],
+        count: [0; W],
     };
 
     #[inline]
@@ -226,21 +239,27 @@ impl Node {
         )
     }
 
-    /// Union of the four child boxes.
+    /// Union of the child boxes.
     #[inline]
     fn union(&self) -> Aabb {
-        (0..4).fold(Aabb::EMPTY, |b, s| b.union(self.slot_box(s)))
+        (0..W).fold(Aabb::EMPTY, |b, s| b.union(self.slot_box(s)))
     }
 }
 
-/// A ray prepared for testing four boxes at once (see the module doc).
+/// The lanes of a `W`-wide node's test.
+type L<const W: usize> = <Sel as Width<W>>::L;
+
+/// A ray prepared for testing a node's `W` boxes at once (see the module doc).
 #[derive(Clone, Copy)]
-struct RayBoxes {
-    origin: [F4; 3],
+struct RayBoxes<const W: usize>
+where
+    Sel: Width<W>,
+{
+    origin: [L<W>; 3],
     /// `1 / dir` for the near and the far planes: scaled by [`NEAR_SCALE`]
     /// and [`FAR_SCALE`] when the range starts at `t >= 0`, plain otherwise.
-    inv_near: [F4; 3],
-    inv_far: [F4; 3],
+    inv_near: [L<W>; 3],
+    inv_far: [L<W>; 3],
     /// Byte offset in `Node::bounds` of the row holding the near and the far
     /// plane per axis.
     near: [usize; 3],
@@ -254,17 +273,20 @@ struct RayBoxes {
 const NEAR_SCALE: f32 = 1.0 - WIDEN;
 const FAR_SCALE: f32 = 1.0 + WIDEN;
 
-impl RayBoxes {
+impl<const W: usize> RayBoxes<W>
+where
+    Sel: Width<W>,
+{
     /// Branch-free: the near row of axis `a` is `a + 3` exactly when
     /// `1 / dir[a]` has its sign bit set (a `-0.0` direction gives `-∞`).
     #[inline(always)]
     fn new(ray: &Ray, range: Interval) -> Self {
         let inv = Vec3::ONE / ray.dir;
         let flip = |a: usize| 3 * usize::from(inv[a].is_sign_negative());
-        let row = |r: usize| r * std::mem::size_of::<[f32; 4]>();
+        let row = |r: usize| r * std::mem::size_of::<[f32; W]>();
         let signed = !(range.min >= 0.0);
         let (near, far) = if signed { (inv, inv) } else { (inv * NEAR_SCALE, inv * FAR_SCALE) };
-        let splat = |v: Vec3| [F4::splat(v.x), F4::splat(v.y), F4::splat(v.z)];
+        let splat = |v: Vec3| [L::<W>::splat(v.x), L::<W>::splat(v.y), L::<W>::splat(v.z)];
         RayBoxes {
             origin: splat(ray.origin),
             inv_near: splat(near),
@@ -281,20 +303,20 @@ impl RayBoxes {
     /// `SIGNED` must be `self.signed`: a parameter so that each walk is
     /// compiled for one case, with no test of the flag per node.
     #[inline(always)]
-    fn test<const SIGNED: bool>(&self, node: &Node, t_min: f32, t_max: f32) -> (u32, F4) {
+    fn test<const SIGNED: bool>(&self, node: &Node<W>, t_min: f32, t_max: f32) -> (u32, L<W>) {
         let rows = node.bounds.as_ptr().cast::<u8>();
         // SAFETY: the offsets are those of rows 0..6 of `bounds` (`new`).
-        let slab = |off: usize, a: usize, inv: &[F4; 3]| {
-            F4::load(unsafe { &*rows.add(off).cast::<[f32; 4]>() }).sub(self.origin[a]).mul(inv[a])
+        let slab = |off: usize, a: usize, inv: &[L<W>; 3]| {
+            L::<W>::load(unsafe { &*rows.add(off).cast::<[f32; W]>() }).sub(self.origin[a]).mul(inv[a])
         };
         let (lo, hi) = if SIGNED { (t_min, t_max) } else { (t_min * NEAR_SCALE, t_max * FAR_SCALE) };
         let (n, f) = (&self.inv_near, &self.inv_far);
         let near = slab(self.near[0], 0, n)
-            .max_or(slab(self.near[1], 1, n).max_or(slab(self.near[2], 2, n).max_or(F4::splat(lo))));
+            .max_or(slab(self.near[1], 1, n).max_or(slab(self.near[2], 2, n).max_or(L::<W>::splat(lo))));
         let far = slab(self.far[0], 0, f)
-            .min_or(slab(self.far[1], 1, f).min_or(slab(self.far[2], 2, f).min_or(F4::splat(hi))));
+            .min_or(slab(self.far[1], 1, f).min_or(slab(self.far[2], 2, f).min_or(L::<W>::splat(hi))));
         if SIGNED {
-            let k = F4::splat(WIDEN);
+            let k = L::<W>::splat(WIDEN);
             let near = near.sub(near.abs().mul(k));
             let far = far.add(far.abs().mul(k));
             (near.le_mask(far), near)
@@ -328,22 +350,24 @@ impl Entry {
 }
 
 /// The traversal's stack of entries put aside, the next one to visit on top.
-/// Fixed size: the build bounds the depth (see `build::MAX_DEPTH`), and a
-/// node pushes at most three entries.
-struct Stack {
-    entries: [MaybeUninit<Entry>; STACK],
+/// Fixed size `N` ([`stack_len`] of the node width): the build bounds the
+/// depth (see `build::MAX_DEPTH`), and a `W`-wide node pushes at most
+/// `W − 1` entries.
+struct Stack<const N: usize> {
+    entries: [MaybeUninit<Entry>; N],
     len: usize,
 }
 
-impl Stack {
+impl<const N: usize> Stack<N> {
     /// An empty stack. The entries are left uninitialised: written as the
-    /// array literal `[MaybeUninit::uninit(); STACK]` inside a struct, LLVM
-    /// filled all 3 KiB with a `memset` on every ray.
+    /// array literal `[MaybeUninit::uninit(); N]` inside a struct, LLVM
+    /// filled all of it (3 KiB for a 4-wide walk) with a `memset` on every
+    /// ray.
     #[inline(always)]
     fn new() -> Self {
         // SAFETY: an array of `MaybeUninit` needs no initialisation (the
         // pattern documented for `MaybeUninit` arrays).
-        let entries = unsafe { MaybeUninit::<[MaybeUninit<Entry>; STACK]>::uninit().assume_init() };
+        let entries = unsafe { MaybeUninit::<[MaybeUninit<Entry>; N]>::uninit().assume_init() };
         Stack { entries, len: 0 }
     }
 
@@ -355,7 +379,7 @@ impl Stack {
 
     /// Writes `e` at `len + i` without growing the stack: the caller adds
     /// to `len` the writes it keeps (the stack has room for one more entry
-    /// than a walk ever keeps: see [`STACK`]).
+    /// than a walk ever keeps: see [`stack_len`]).
     #[inline(always)]
     fn put(&mut self, i: usize, e: Entry) {
         self.entries[self.len + i] = MaybeUninit::new(e);
@@ -403,9 +427,74 @@ impl Stack {
 /// ```
 #[derive(Clone)]
 pub struct Bvh {
-    nodes: Vec<Node>,
+    nodes: Nodes,
     items: Vec<u32>,
     bounds: Aabb,
+}
+
+/// The nodes of a tree, 8-wide or 4-wide.
+///
+/// A tree is built 8-wide when its 8-wide nodes take less than
+/// [`INTERLEAVE_MIN_BYTES`](interleave::INTERLEAVE_MIN_BYTES) and number at
+/// most 60 % of its 4-wide ones; otherwise 4-wide (see the module doc for
+/// why). The first bound is also the size from which batches walk several
+/// rays at once, so only 4-wide trees are walked interleaved in practice
+/// (either width can be). The second keeps 8-wide nodes to trees whose
+/// depth they do cut: a mesh's, with leaves of several triangles (the
+/// bunny: 5,893 nodes against 10,606), and not a scene's, with one object
+/// per leaf, whose binary tree's lowest levels cannot be opened further
+/// (10,000 objects: 4,009 nodes against 4,974; there 8-wide nodes cast no
+/// faster and refit 1.5× slower). Both collapses are made from one binary
+/// SAH tree, for no measurable build time.
+#[derive(Clone, Debug)]
+pub(crate) enum Nodes {
+    Four(Vec<Node<4>>),
+    Eight(Vec<Node<8>>),
+}
+
+/// `$body` with `$n` bound to the node vector of `$nodes` (a `Nodes`,
+/// borrowed as `$nodes` is), whatever its width.
+macro_rules! with_nodes {
+    ($nodes:expr, $n:ident => $body:expr) => {
+        match $nodes {
+            Nodes::Four($n) => $body,
+            Nodes::Eight($n) => $body,
+        }
+    };
+}
+/// `$body` with `$t` bound to the [`Tree`] of `$nodes` (a `&Nodes`), with
+/// the stack depth of its width.
+macro_rules! with_tree {
+    ($nodes:expr, $t:ident => $body:expr) => {
+        match $nodes {
+            Nodes::Four(nodes) => {
+                let $t = Tree::<4, STACK_4> { nodes };
+                $body
+            }
+            Nodes::Eight(nodes) => {
+                let $t = Tree::<8, STACK_8> { nodes };
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_tree;
+
+impl Nodes {
+    /// Number of nodes.
+    pub(crate) fn len(&self) -> usize {
+        with_nodes!(self, n => n.len())
+    }
+
+    /// Bytes of the nodes allocated.
+    pub(crate) fn bytes(&self) -> usize {
+        with_nodes!(self, n => std::mem::size_of_val(n.as_slice()))
+    }
+
+    /// The union of the root's child boxes.
+    fn root_union(&self) -> Aabb {
+        with_nodes!(self, n => n[0].union())
+    }
 }
 
 impl std::fmt::Debug for Bvh {
@@ -443,8 +532,12 @@ impl Bvh {
     /// With `2^32 - 1` boxes or more.
     pub fn build_with(boxes: &[Aabb], opts: &BuildOptions) -> Bvh {
         assert!(boxes.len() < NONE as usize, "Bvh: at most 2^32 - 2 items");
-        let (nodes, items) = build::build(boxes, opts);
-        let bounds = nodes[0].union();
+        #[cfg(test)]
+        let width = TEST_WIDTH.with(std::cell::Cell::get);
+        #[cfg(not(test))]
+        let width = None;
+        let (nodes, items) = build::build(boxes, opts, width);
+        let bounds = nodes.root_union();
         Bvh { nodes, items, bounds }
     }
 
@@ -477,11 +570,11 @@ impl Bvh {
     /// Bytes held by the tree (nodes and the id array).
     pub fn memory_bytes(&self) -> usize {
         std::mem::size_of::<Self>()
-            + self.nodes.capacity() * std::mem::size_of::<Node>()
+            + with_nodes!(&self.nodes, n => capacity_bytes(n))
             + self.items.capacity() * std::mem::size_of::<u32>()
     }
 
-    /// Number of 4-wide nodes.
+    /// Number of nodes (8 or 4 children each: see the module doc).
     pub fn node_count(&self) -> usize {
         self.nodes.len()
     }
@@ -495,41 +588,7 @@ impl Bvh {
     /// If `boxes.len() != self.len()`.
     pub fn refit(&mut self, boxes: &[Aabb]) {
         assert_eq!(boxes.len(), self.items.len(), "Bvh::refit: expected {} boxes", self.items.len());
-        // Children have larger indices than their parents: sweep backwards.
-        // Each node's union is kept as it is made, so a parent reads its
-        // inner children's boxes from `unions` instead of re-reducing their
-        // slots; boxes are handled as 4-lane `Vec3A` corners and the four
-        // slots written row by row (half the instructions of a scalar refit).
-        let (empty_lo, empty_hi) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
-        let mut unions = vec![(empty_lo, empty_hi); self.nodes.len()];
-        for i in (0..self.nodes.len()).rev() {
-            let node = &mut self.nodes[i];
-            let (mut lo, mut hi) = ([empty_lo; 4], [empty_hi; 4]);
-            for s in 0..4 {
-                let (child, count) = (node.child[s], (node.count[s] & COUNT_MASK) as usize);
-                if count > 0 {
-                    let first = child as usize;
-                    for &id in &self.items[first..first + count] {
-                        let b = &boxes[id as usize];
-                        let (min, max) = (Vec3A::from(b.min), Vec3A::from(b.max));
-                        // As `build::sanitize`: an empty or NaN box adds nothing.
-                        if min.cmple(max).all() {
-                            lo[s] = lo[s].min(min);
-                            hi[s] = hi[s].max(max);
-                        }
-                    }
-                } else if child != NONE {
-                    (lo[s], hi[s]) = unions[child as usize];
-                }
-            }
-            for a in 0..3 {
-                node.bounds[a] = [lo[0][a], lo[1][a], lo[2][a], lo[3][a]];
-                node.bounds[a + 3] = [hi[0][a], hi[1][a], hi[2][a], hi[3][a]];
-            }
-            unions[i] = (lo[0].min(lo[1]).min(lo[2].min(lo[3])), hi[0].max(hi[1]).max(hi[2].max(hi[3])));
-        }
-        let (min, max) = unions[0];
-        self.bounds = Aabb::new(min.into(), max.into());
+        self.bounds = with_nodes!(&mut self.nodes, n => refit_nodes(n, &self.items, boxes));
     }
 
     /// Visits the items whose boxes `ray` enters within `range`, nearer boxes
@@ -637,33 +696,78 @@ impl Bvh {
     /// # Panics
     /// If a tag exceeds [`MAX_TAG`].
     pub(crate) fn tag_leaves(&mut self, mut tag: impl FnMut(&[u32]) -> u32) {
-        // Leaves in `items` order without sorting: each leaf's (node, slot)
-        // is stored at its first position (leaves do not overlap), then the
-        // positions are read in order. Sorting the leaf list took 11 % of a
-        // 1.1M-triangle mesh build.
-        const NO_LEAF: (u32, u8) = (u32::MAX, 0);
-        let mut at_first = vec![NO_LEAF; self.items.len()];
-        for (i, node) in self.nodes.iter().enumerate() {
-            for s in 0..4 {
-                if node.count[s] & COUNT_MASK != 0 {
-                    at_first[node.child[s] as usize] = (i as u32, s as u8);
-                }
-            }
-        }
-        for (first, (i, s)) in at_first.into_iter().enumerate().filter(|(_, l)| *l != NO_LEAF) {
-            let (first, i, s) = (first as u32, i as usize, s as usize);
-            let c = &mut self.nodes[i].count[s];
-            let count = *c & COUNT_MASK;
-            let t = tag(&self.items[first as usize..(first + count) as usize]);
-            assert!(t <= MAX_TAG, "Bvh::tag_leaves: tag {t} above {MAX_TAG}");
-            *c = count | t << COUNT_BITS;
-        }
+        with_nodes!(&mut self.nodes, n => tag_nodes(n, &self.items, &mut tag));
     }
 
+    /// The traversal loop (see the module doc), on the nodes of the tree's width.
+    #[inline(always)]
+    fn walk<const ORDERED: bool, P: Fn(LeafRef), F: FnMut(LeafRef, Interval) -> Leaf>(
+        &self,
+        ray: &Ray,
+        range: Interval,
+        prefetch_leaf: P,
+        leaf: F,
+    ) {
+        if !ray.is_valid() || range.is_empty() || self.items.is_empty() {
+            return;
+        }
+        with_tree!(&self.nodes, tree => {
+            let rb = RayBoxes::new(ray, range);
+            if rb.signed {
+                tree.walk_from::<ORDERED, true, P, F>(&rb, range, prefetch_leaf, leaf);
+            } else {
+                tree.walk_from::<ORDERED, false, P, F>(&rb, range, prefetch_leaf, leaf);
+            }
+        });
+    }
+
+    /// Checks the invariants: `boxes` has one box per item, every item is in
+    /// exactly one leaf, every node is reached exactly once from the root,
+    /// children come after their parents, and every box contains its
+    /// children's boxes and its items' boxes. Tests call it after every build
+    /// and refit.
+    ///
+    /// # Errors
+    /// A message naming the first broken invariant.
+    pub fn validate(&self, boxes: &[Aabb]) -> Result<(), String> {
+        if boxes.len() != self.items.len() {
+            return Err(format!("{} boxes for {} items", boxes.len(), self.items.len()));
+        }
+        let n = self.items.len();
+        let mut seen_item = vec![false; n];
+        for &id in &self.items {
+            let slot = seen_item.get_mut(id as usize).ok_or(format!("item id {id} out of range"))?;
+            if std::mem::replace(slot, true) {
+                return Err(format!("item id {id} listed twice"));
+            }
+        }
+        let mut covered = vec![false; n];
+        with_nodes!(&self.nodes, nodes => validate_nodes(nodes, &self.items, boxes, &mut covered))?;
+        if let Some(p) = covered.iter().position(|&c| !c) {
+            return Err(format!("items[{p}] (id {}) in no leaf", self.items[p]));
+        }
+        if !self.bounds.contains(&self.nodes.root_union()) {
+            return Err("bounds() misses the root's children".into());
+        }
+        Ok(())
+    }
+}
+
+/// A tree's nodes of one width, which the walks run on with stacks of `N`
+/// entries.
+#[derive(Clone, Copy)]
+struct Tree<'a, const W: usize, const N: usize> {
+    nodes: &'a [Node<W>],
+}
+
+impl<'a, const W: usize, const N: usize> Tree<'a, W, N>
+where
+    Sel: Width<W>,
+{
     /// The node of an inner-node entry, without a bounds check (3 of the ~40
     /// instructions of a node visit).
     #[inline(always)]
-    fn node(&self, e: Entry) -> &Node {
+    fn node(&self, e: Entry) -> &'a Node<W> {
         debug_assert!(e.count == 0 && (e.child as usize) < self.nodes.len());
         // SAFETY: entries are made from the slots a ray enters, and a slot
         // whose `count` is 0 either holds a node index (below `nodes.len()`,
@@ -676,38 +780,29 @@ impl Bvh {
         unsafe { self.nodes.get_unchecked(e.child as usize) }
     }
 
+    /// Asks for node `i` to be brought into the cache, all of its lines
+    /// (any index is allowed: a prefetch never faults).
+    #[inline(always)]
+    fn prefetch_node(&self, i: usize) {
+        let p = self.nodes.as_ptr().wrapping_add(i).cast::<u8>();
+        for off in (0..std::mem::size_of::<Node<W>>()).step_by(128) {
+            simd::prefetch(p.wrapping_add(off));
+        }
+    }
+
     /// Asks for the node (or, through `leaf`, the leaf data) of a pushed
     /// entry to be brought into the cache.
     #[inline(always)]
     fn prefetch(&self, e: Entry, leaf: &impl Fn(LeafRef)) {
         if e.count == 0 {
-            simd::prefetch(self.nodes.as_ptr().wrapping_add(e.child as usize));
+            self.prefetch_node(e.child as usize);
         } else {
             leaf(e.leaf());
         }
     }
 
-    /// The traversal loop (see the module doc).
-    #[inline(always)]
-    fn walk<const ORDERED: bool, P: Fn(LeafRef), F: FnMut(LeafRef, Interval) -> Leaf>(
-        &self,
-        ray: &Ray,
-        range: Interval,
-        prefetch_leaf: P,
-        leaf: F,
-    ) {
-        if !ray.is_valid() || range.is_empty() || self.items.is_empty() {
-            return;
-        }
-        let rb = RayBoxes::new(ray, range);
-        if rb.signed {
-            self.walk_from::<ORDERED, true, P, F>(&rb, range, prefetch_leaf, leaf);
-        } else {
-            self.walk_from::<ORDERED, false, P, F>(&rb, range, prefetch_leaf, leaf);
-        }
-    }
-
-    /// The loop of `walk` for the prepared ray `rb` (`SIGNED` is `rb.signed`).
+    /// The loop of [`Bvh::walk`] for the prepared ray `rb` (`SIGNED` is
+    /// `rb.signed`).
     #[inline(always)]
     fn walk_from<
         const ORDERED: bool,
@@ -716,7 +811,7 @@ impl Bvh {
         F: FnMut(LeafRef, Interval) -> Leaf,
     >(
         &self,
-        rb: &RayBoxes,
+        rb: &RayBoxes<W>,
         range: Interval,
         prefetch_leaf: P,
         mut leaf: F,
@@ -773,10 +868,10 @@ impl Bvh {
     #[inline(always)]
     fn descend<const ORDERED: bool, const BRANCHLESS: bool, P: Fn(LeafRef)>(
         &self,
-        node: &Node,
+        node: &Node<W>,
         mask: u32,
-        near: F4,
-        stack: &mut Stack,
+        near: L<W>,
+        stack: &mut Stack<N>,
         prefetch_leaf: &P,
     ) -> Entry {
         let near = near.to_array();
@@ -799,7 +894,7 @@ impl Bvh {
                 stack.put(0, far);
                 stack.len += usize::from(rest != 0);
                 let at = if far.count == 0 { far.child as usize } else { 0 };
-                simd::prefetch(self.nodes.as_ptr().wrapping_add(at));
+                self.prefetch_node(at);
                 prefetch_leaf(far.leaf());
             } else {
                 self.prefetch(far, prefetch_leaf);
@@ -810,7 +905,8 @@ impl Bvh {
         let e0 = entry(mask.trailing_zeros());
         let e1 = entry(rest.trailing_zeros());
         let rest = rest & (rest - 1);
-        let mut hits = [e0, e1, e0, e0];
+        let mut hits = [e0; W];
+        hits[1] = e1;
         let mut k = 2;
         let mut m = rest;
         while m != 0 {
@@ -819,7 +915,7 @@ impl Bvh {
             m &= m - 1;
         }
         if ORDERED {
-            // Insertion sort, farthest first (3 or 4 entries).
+            // Insertion sort, farthest first (3 to 8 entries).
             for i in 1..k {
                 let e = hits[i];
                 let mut j = i;
@@ -836,77 +932,172 @@ impl Bvh {
         }
         hits[k - 1]
     }
+}
 
-    /// Checks the invariants: `boxes` has one box per item, every item is in
-    /// exactly one leaf, every node is reached exactly once from the root,
-    /// children come after their parents, and every box contains its
-    /// children's boxes and its items' boxes. Tests call it after every build
-    /// and refit.
-    ///
-    /// # Errors
-    /// A message naming the first broken invariant.
-    pub fn validate(&self, boxes: &[Aabb]) -> Result<(), String> {
-        if boxes.len() != self.items.len() {
-            return Err(format!("{} boxes for {} items", boxes.len(), self.items.len()));
+/// The node part of [`Bvh::validate`], on nodes of any width: every node
+/// reached once from the root, children after parents, boxes containing
+/// their children's and items' boxes; marks in `covered` the items reached.
+fn validate_nodes<const W: usize>(
+    nodes: &[Node<W>],
+    items: &[u32],
+    boxes: &[Aabb],
+    covered: &mut [bool],
+) -> Result<(), String> {
+    let n = items.len();
+    let mut seen_node = vec![false; nodes.len()];
+    let mut todo = vec![0usize];
+    while let Some(i) = todo.pop() {
+        if std::mem::replace(&mut seen_node[i], true) {
+            return Err(format!("node {i} reached twice"));
         }
-        let n = self.items.len();
-        let mut seen_item = vec![false; n];
-        for &id in &self.items {
-            let slot = seen_item.get_mut(id as usize).ok_or(format!("item id {id} out of range"))?;
-            if std::mem::replace(slot, true) {
-                return Err(format!("item id {id} listed twice"));
+        let node = &nodes[i];
+        for s in 0..W {
+            let b = node.slot_box(s);
+            let (child, count) = (node.child[s], (node.count[s] & COUNT_MASK) as usize);
+            if count > 0 {
+                let first = child as usize;
+                if first + count > n {
+                    return Err(format!("node {i} slot {s}: leaf {first}+{count} past {n} items"));
+                }
+                let run = covered[first..first + count].iter_mut().zip(&items[first..first + count]);
+                for (p, (seen, &id)) in (first..).zip(run) {
+                    if std::mem::replace(seen, true) {
+                        return Err(format!("items[{p}] in two leaves"));
+                    }
+                    if !b.contains(&build::sanitize(boxes[id as usize])) {
+                        return Err(format!("node {i} slot {s}: box {b:?} misses item {id}"));
+                    }
+                }
+            } else if child != NONE {
+                let c = child as usize;
+                if c <= i || c >= nodes.len() {
+                    return Err(format!("node {i} slot {s}: bad child index {c}"));
+                }
+                if !b.contains(&nodes[c].union()) {
+                    return Err(format!("node {i} slot {s}: box {b:?} misses child node {c}"));
+                }
+                todo.push(c);
+            } else if !b.is_empty() {
+                return Err(format!("node {i} slot {s}: unused slot with a box"));
             }
         }
-        let mut covered = vec![false; n];
-        let mut seen_node = vec![false; self.nodes.len()];
-        let mut todo = vec![0usize];
-        while let Some(i) = todo.pop() {
-            if std::mem::replace(&mut seen_node[i], true) {
-                return Err(format!("node {i} reached twice"));
+    }
+    if let Some(i) = seen_node.iter().position(|&s| !s) {
+        return Err(format!("node {i} unreachable"));
+    }
+    Ok(())
+}
+
+/// [`Bvh::tag_leaves`] on nodes of any width.
+fn tag_nodes<const W: usize>(nodes: &mut [Node<W>], items: &[u32], tag: &mut impl FnMut(&[u32]) -> u32) {
+    // Leaves in `items` order without sorting: each leaf's (node, slot)
+    // is stored at its first position (leaves do not overlap), then the
+    // positions are read in order. Sorting the leaf list took 11 % of a
+    // 1.1M-triangle mesh build.
+    const NO_LEAF: (u32, u8) = (u32::MAX, 0);
+    let mut at_first = vec![NO_LEAF; items.len()];
+    for (i, node) in nodes.iter().enumerate() {
+        for s in 0..W {
+            if node.count[s] & COUNT_MASK != 0 {
+                at_first[node.child[s] as usize] = (i as u32, s as u8);
             }
-            let node = &self.nodes[i];
-            for s in 0..4 {
-                let b = node.slot_box(s);
-                let (child, count) = (node.child[s], (node.count[s] & COUNT_MASK) as usize);
-                if count > 0 {
-                    let first = child as usize;
-                    if first + count > n {
-                        return Err(format!("node {i} slot {s}: leaf {first}+{count} past {n} items"));
-                    }
-                    let run = covered[first..first + count].iter_mut().zip(&self.items[first..first + count]);
-                    for (p, (seen, &id)) in (first..).zip(run) {
-                        if std::mem::replace(seen, true) {
-                            return Err(format!("items[{p}] in two leaves"));
-                        }
-                        if !b.contains(&build::sanitize(boxes[id as usize])) {
-                            return Err(format!("node {i} slot {s}: box {b:?} misses item {id}"));
-                        }
-                    }
-                } else if child != NONE {
-                    let c = child as usize;
-                    if c <= i || c >= self.nodes.len() {
-                        return Err(format!("node {i} slot {s}: bad child index {c}"));
-                    }
-                    if !b.contains(&self.nodes[c].union()) {
-                        return Err(format!("node {i} slot {s}: box {b:?} misses child node {c}"));
-                    }
-                    todo.push(c);
-                } else if !b.is_empty() {
-                    return Err(format!("node {i} slot {s}: unused slot with a box"));
+        }
+    }
+    for (first, (i, s)) in at_first.into_iter().enumerate().filter(|(_, l)| *l != NO_LEAF) {
+        let (first, i, s) = (first as u32, i as usize, s as usize);
+        let c = &mut nodes[i].count[s];
+        let count = *c & COUNT_MASK;
+        let t = tag(&items[first as usize..(first + count) as usize]);
+        assert!(t <= MAX_TAG, "Bvh::tag_leaves: tag {t} above {MAX_TAG}");
+        *c = count | t << COUNT_BITS;
+    }
+}
+
+/// Bytes allocated by `v`.
+fn capacity_bytes<T>(v: &Vec<T>) -> usize {
+    v.capacity() * std::mem::size_of::<T>()
+}
+
+/// [`Bvh::refit`] on nodes of any width; returns the new bounds.
+fn refit_nodes<const W: usize>(nodes: &mut [Node<W>], items: &[u32], boxes: &[Aabb]) -> Aabb {
+    // Children have larger indices than their parents: sweep backwards.
+    // Each node's union is kept as it is made, so a parent reads its inner
+    // children's boxes from `unions` instead of re-reducing their slots;
+    // boxes are handled as 4-lane `Vec3A` corners. A 4-wide node, mostly
+    // full, is written row by row; an 8-wide node uses about half of its
+    // slots, and only those are written (the rest keep `Node::EMPTY`'s box):
+    // rewriting all eight lanes of every row made an 8-wide refit 1.7× slower.
+    let (empty_lo, empty_hi) = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
+    let mut unions = vec![(empty_lo, empty_hi); nodes.len()];
+    // The box of slot `s` of a node, from its items or its child's union.
+    let slot_box = |node: &Node<W>, s: usize, unions: &[(Vec3A, Vec3A)]| {
+        let (child, count) = (node.child[s], (node.count[s] & COUNT_MASK) as usize);
+        let (mut lo, mut hi) = (empty_lo, empty_hi);
+        if count > 0 {
+            let first = child as usize;
+            for &id in &items[first..first + count] {
+                let b = &boxes[id as usize];
+                let (min, max) = (Vec3A::from(b.min), Vec3A::from(b.max));
+                // As `build::sanitize`: an empty or NaN box adds nothing.
+                if min.cmple(max).all() {
+                    lo = lo.min(min);
+                    hi = hi.max(max);
                 }
             }
+        } else if child != NONE {
+            (lo, hi) = unions[child as usize];
         }
-        if let Some(i) = seen_node.iter().position(|&s| !s) {
-            return Err(format!("node {i} unreachable"));
+        (lo, hi)
+    };
+    for i in (0..nodes.len()).rev() {
+        let node = &mut nodes[i];
+        if W == 4 {
+            // Four slots, mostly used: whole rows are cheaper.
+            let (mut lo, mut hi) = ([empty_lo; W], [empty_hi; W]);
+            for s in 0..W {
+                (lo[s], hi[s]) = slot_box(node, s, &unions);
+            }
+            for a in 0..3 {
+                node.bounds[a] = lo.map(|v| v[a]);
+                node.bounds[a + 3] = hi.map(|v| v[a]);
+            }
+            unions[i] =
+                (lo.into_iter().fold(empty_lo, Vec3A::min), hi.into_iter().fold(empty_hi, Vec3A::max));
+            continue;
         }
-        if let Some(p) = covered.iter().position(|&c| !c) {
-            return Err(format!("items[{p}] (id {}) in no leaf", self.items[p]));
+        let (mut lo_all, mut hi_all) = (empty_lo, empty_hi);
+        for s in 0..W {
+            if node.child[s] == NONE {
+                continue;
+            }
+            let (lo, hi) = slot_box(node, s, &unions);
+            for a in 0..3 {
+                node.bounds[a][s] = lo[a];
+                node.bounds[a + 3][s] = hi[a];
+            }
+            (lo_all, hi_all) = (lo_all.min(lo), hi_all.max(hi));
         }
-        if !self.bounds.contains(&self.nodes[0].union()) {
-            return Err("bounds() misses the root's children".into());
-        }
-        Ok(())
+        unions[i] = (lo_all, hi_all);
     }
+    let (min, max) = unions[0];
+    Aabb::new(min.into(), max.into())
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The node width the tests' builds use on this thread (`None`: the
+    /// rule of [`Nodes`]); see [`each_width`].
+    static TEST_WIDTH: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` with every tree built on this thread 4-wide, then 8-wide.
+#[cfg(test)]
+pub(crate) fn each_width(f: impl Fn()) {
+    for w in [4, 8] {
+        TEST_WIDTH.with(|t| t.set(Some(w)));
+        f();
+    }
+    TEST_WIDTH.with(|t| t.set(None));
 }
 
 #[cfg(test)]
@@ -965,62 +1156,66 @@ mod tests {
 
     #[test]
     fn builds_are_valid() {
-        let mut rng = Rng(1);
-        for &n in &[0usize, 1, 2, 3, 4, 5, 7, 16, 17, 100, 1000, 5000] {
-            for leaf in [1, 4, 8] {
-                let boxes = random_boxes(&mut rng, n);
-                let bvh = Bvh::build_with(&boxes, &BuildOptions { max_leaf: leaf, traversal_cost: 1.0 });
-                bvh.validate(&boxes).unwrap();
-                assert_eq!(bvh.len(), n);
-                assert_eq!(bvh.is_empty(), n == 0);
-                let all = boxes.iter().fold(Aabb::EMPTY, |b, &x| b.union(x));
-                assert_eq!(bvh.bounds(), all);
+        super::each_width(|| {
+            let mut rng = Rng(1);
+            for &n in &[0usize, 1, 2, 3, 4, 5, 7, 16, 17, 100, 1000, 5000] {
+                for leaf in [1, 4, 8] {
+                    let boxes = random_boxes(&mut rng, n);
+                    let bvh = Bvh::build_with(&boxes, &BuildOptions { max_leaf: leaf, traversal_cost: 1.0 });
+                    bvh.validate(&boxes).unwrap();
+                    assert_eq!(bvh.len(), n);
+                    assert_eq!(bvh.is_empty(), n == 0);
+                    let all = boxes.iter().fold(Aabb::EMPTY, |b, &x| b.union(x));
+                    assert_eq!(bvh.bounds(), all);
+                }
             }
-        }
+        });
     }
 
     #[test]
     fn identical_empty_and_unbounded_boxes() {
-        let b = Aabb::new(Vec3::ZERO, Vec3::ONE);
-        let same = vec![b; 1000];
-        let bvh = Bvh::build(&same);
-        bvh.validate(&same).unwrap();
-        let ray = Ray::new(vec3(0.5, 0.5, -1.0), vec3(0.0, 0.0, 1.0));
-        let mut v = visited(&bvh, &ray, Interval::FORWARD);
-        v.sort_unstable();
-        assert_eq!(v, (0..1000).collect::<Vec<u32>>());
+        super::each_width(|| {
+            let b = Aabb::new(Vec3::ZERO, Vec3::ONE);
+            let same = vec![b; 1000];
+            let bvh = Bvh::build(&same);
+            bvh.validate(&same).unwrap();
+            let ray = Ray::new(vec3(0.5, 0.5, -1.0), vec3(0.0, 0.0, 1.0));
+            let mut v = visited(&bvh, &ray, Interval::FORWARD);
+            v.sort_unstable();
+            assert_eq!(v, (0..1000).collect::<Vec<u32>>());
 
-        // EMPTY and NaN boxes mixed in: never visited, still valid.
-        let mut rng = Rng(2);
-        let mut boxes = random_boxes(&mut rng, 300);
-        for i in (0..300).step_by(3) {
-            boxes[i] = if i % 2 == 0 { Aabb::EMPTY } else { Aabb::new(Vec3::NAN, Vec3::ONE) };
-        }
-        let bvh = Bvh::build(&boxes);
-        bvh.validate(&boxes).unwrap();
-        for _ in 0..500 {
-            let ray = random_ray(&mut rng);
-            assert!(visited(&bvh, &ray, Interval::ALL).iter().all(|&id| id % 3 != 0));
-        }
-        // All empty.
-        let empty = vec![Aabb::EMPTY; 50];
-        let bvh = Bvh::build(&empty);
-        bvh.validate(&empty).unwrap();
-        assert!(bvh.bounds().is_empty());
-        assert!(visited(&bvh, &ray, Interval::ALL).is_empty());
+            // EMPTY and NaN boxes mixed in: never visited, still valid.
+            let mut rng = Rng(2);
+            let mut boxes = random_boxes(&mut rng, 300);
+            for i in (0..300).step_by(3) {
+                boxes[i] = if i % 2 == 0 { Aabb::EMPTY } else { Aabb::new(Vec3::NAN, Vec3::ONE) };
+            }
+            let bvh = Bvh::build(&boxes);
+            bvh.validate(&boxes).unwrap();
+            for _ in 0..500 {
+                let ray = random_ray(&mut rng);
+                assert!(visited(&bvh, &ray, Interval::ALL).iter().all(|&id| id % 3 != 0));
+            }
+            // All empty.
+            let empty = vec![Aabb::EMPTY; 50];
+            let bvh = Bvh::build(&empty);
+            bvh.validate(&empty).unwrap();
+            assert!(bvh.bounds().is_empty());
+            assert!(visited(&bvh, &ray, Interval::ALL).is_empty());
 
-        // Unbounded and flat-unbounded boxes (planes in a scene).
-        let mut boxes = random_boxes(&mut rng, 50);
-        boxes.push(Aabb::new(Vec3::NEG_INFINITY, Vec3::INFINITY));
-        boxes.push(Aabb::new(
-            vec3(f32::NEG_INFINITY, 0.0, f32::NEG_INFINITY),
-            vec3(f32::INFINITY, 0.0, f32::INFINITY),
-        ));
-        let bvh = Bvh::build(&boxes);
-        bvh.validate(&boxes).unwrap();
-        let down = Ray::new(vec3(3.0, 100.0, -7.0), vec3(0.0, -1.0, 0.0));
-        let v = visited(&bvh, &down, Interval::FORWARD);
-        assert!(v.contains(&50) && v.contains(&51));
+            // Unbounded and flat-unbounded boxes (planes in a scene).
+            let mut boxes = random_boxes(&mut rng, 50);
+            boxes.push(Aabb::new(Vec3::NEG_INFINITY, Vec3::INFINITY));
+            boxes.push(Aabb::new(
+                vec3(f32::NEG_INFINITY, 0.0, f32::NEG_INFINITY),
+                vec3(f32::INFINITY, 0.0, f32::INFINITY),
+            ));
+            let bvh = Bvh::build(&boxes);
+            bvh.validate(&boxes).unwrap();
+            let down = Ray::new(vec3(3.0, 100.0, -7.0), vec3(0.0, -1.0, 0.0));
+            let v = visited(&bvh, &down, Interval::FORWARD);
+            assert!(v.contains(&50) && v.contains(&51));
+        });
     }
 
     /// Visits equal the brute-force set (leaf size 1): every box `Aabb::clip`
@@ -1028,45 +1223,51 @@ mod tests {
     /// the box.
     #[test]
     fn traverse_matches_brute_force() {
-        let mut rng = Rng(3);
-        let boxes = random_boxes(&mut rng, 2000);
-        let bvh = Bvh::build(&boxes);
-        bvh.validate(&boxes).unwrap();
-        for i in 0..3000 {
-            let ray = random_ray(&mut rng);
-            let range = if i % 3 == 0 {
-                Interval::FORWARD
-            } else {
-                Interval::new(rng.f(-5.0, 5.0), rng.f(5.0, 40.0))
-            };
-            let mut got = visited(&bvh, &ray, range);
-            got.sort_unstable();
-            assert!(got.windows(2).all(|w| w[0] != w[1]), "an item visited twice");
-            let want: Vec<u32> =
-                (0..boxes.len() as u32).filter(|&i| boxes[i as usize].clip(&ray, range).is_some()).collect();
-            for id in &want {
-                assert!(got.binary_search(id).is_ok(), "ray {ray:?} range {range:?} lost box {id}");
-            }
-            for id in &got {
-                if want.binary_search(id).is_err() {
-                    // Only a graze within the widening: the slightly grown box is hit.
-                    let b = boxes[*id as usize];
-                    let pad = Vec3::splat(1e-4);
-                    assert!(Aabb::new(b.min - pad, b.max + pad).clip(&ray, range).is_some(), "spurious {id}");
+        super::each_width(|| {
+            let mut rng = Rng(3);
+            let boxes = random_boxes(&mut rng, 2000);
+            let bvh = Bvh::build(&boxes);
+            bvh.validate(&boxes).unwrap();
+            for i in 0..3000 {
+                let ray = random_ray(&mut rng);
+                let range = if i % 3 == 0 {
+                    Interval::FORWARD
+                } else {
+                    Interval::new(rng.f(-5.0, 5.0), rng.f(5.0, 40.0))
+                };
+                let mut got = visited(&bvh, &ray, range);
+                got.sort_unstable();
+                assert!(got.windows(2).all(|w| w[0] != w[1]), "an item visited twice");
+                let want: Vec<u32> = (0..boxes.len() as u32)
+                    .filter(|&i| boxes[i as usize].clip(&ray, range).is_some())
+                    .collect();
+                for id in &want {
+                    assert!(got.binary_search(id).is_ok(), "ray {ray:?} range {range:?} lost box {id}");
+                }
+                for id in &got {
+                    if want.binary_search(id).is_err() {
+                        // Only a graze within the widening: the slightly grown box is hit.
+                        let b = boxes[*id as usize];
+                        let pad = Vec3::splat(1e-4);
+                        assert!(
+                            Aabb::new(b.min - pad, b.max + pad).clip(&ray, range).is_some(),
+                            "spurious {id}"
+                        );
+                    }
                 }
             }
-        }
-        // Degenerate rays and empty ranges visit nothing.
-        let o = Vec3::ZERO;
-        for ray in [
-            Ray::new(o, Vec3::ZERO),
-            Ray::new(o, vec3(f32::NAN, 1.0, 0.0)),
-            Ray::new(vec3(f32::INFINITY, 0.0, 0.0), Vec3::X),
-        ] {
-            assert!(visited(&bvh, &ray, Interval::ALL).is_empty());
-        }
-        assert!(visited(&bvh, &Ray::new(o, Vec3::X), Interval::new(1.0, 0.0)).is_empty());
-        assert!(visited(&bvh, &Ray::new(o, Vec3::X), Interval::new(f32::NAN, 1.0)).is_empty());
+            // Degenerate rays and empty ranges visit nothing.
+            let o = Vec3::ZERO;
+            for ray in [
+                Ray::new(o, Vec3::ZERO),
+                Ray::new(o, vec3(f32::NAN, 1.0, 0.0)),
+                Ray::new(vec3(f32::INFINITY, 0.0, 0.0), Vec3::X),
+            ] {
+                assert!(visited(&bvh, &ray, Interval::ALL).is_empty());
+            }
+            assert!(visited(&bvh, &Ray::new(o, Vec3::X), Interval::new(1.0, 0.0)).is_empty());
+            assert!(visited(&bvh, &Ray::new(o, Vec3::X), Interval::new(f32::NAN, 1.0)).is_empty());
+        });
     }
 
     /// Unit boxes on an integer lattice, rays lying exactly in their face
@@ -1075,148 +1276,158 @@ mod tests {
     /// slabs of axis-parallel rays.
     #[test]
     fn grazing_rays_keep_every_touched_box() {
-        let boxes: Vec<Aabb> = (0..6 * 6 * 6)
-            .map(|i| {
-                let p = vec3((i % 6) as f32, (i / 6 % 6) as f32, (i / 36) as f32) * 1.5;
-                Aabb::new(p, p + Vec3::ONE)
-            })
-            .collect();
-        let bvh = Bvh::build(&boxes);
-        let mut rng = Rng(8);
-        for i in 0..4000 {
-            // Origin on a lattice face/edge/corner value, direction with
-            // zero components or through another lattice corner.
-            let pick = |rng: &mut Rng| (rng.next() % 7) as f32 * 1.5 + (rng.next() % 2) as f32;
-            let o = vec3(pick(&mut rng), pick(&mut rng), pick(&mut rng)) - Vec3::splat(2.0);
-            let target = vec3(pick(&mut rng), pick(&mut rng), pick(&mut rng));
-            let mut d = target - o;
-            if i % 2 == 0 {
-                d[(rng.next() % 3) as usize] = 0.0;
-            }
-            if i % 3 == 0 {
-                d[(rng.next() % 3) as usize] = 0.0;
-            }
-            let ray = Ray::new(o, d);
-            // Both forms of the widening: a range from below 0, and from 0.
-            for range in [Interval::ALL, Interval::FORWARD] {
-                let got = visited(&bvh, &ray, range);
-                for (id, b) in boxes.iter().enumerate() {
-                    if b.clip(&ray, range).is_some() {
-                        assert!(got.contains(&(id as u32)), "{ray:?} {range:?} lost box {id} {b:?}");
+        super::each_width(|| {
+            let boxes: Vec<Aabb> = (0..6 * 6 * 6)
+                .map(|i| {
+                    let p = vec3((i % 6) as f32, (i / 6 % 6) as f32, (i / 36) as f32) * 1.5;
+                    Aabb::new(p, p + Vec3::ONE)
+                })
+                .collect();
+            let bvh = Bvh::build(&boxes);
+            let mut rng = Rng(8);
+            for i in 0..4000 {
+                // Origin on a lattice face/edge/corner value, direction with
+                // zero components or through another lattice corner.
+                let pick = |rng: &mut Rng| (rng.next() % 7) as f32 * 1.5 + (rng.next() % 2) as f32;
+                let o = vec3(pick(&mut rng), pick(&mut rng), pick(&mut rng)) - Vec3::splat(2.0);
+                let target = vec3(pick(&mut rng), pick(&mut rng), pick(&mut rng));
+                let mut d = target - o;
+                if i % 2 == 0 {
+                    d[(rng.next() % 3) as usize] = 0.0;
+                }
+                if i % 3 == 0 {
+                    d[(rng.next() % 3) as usize] = 0.0;
+                }
+                let ray = Ray::new(o, d);
+                // Both forms of the widening: a range from below 0, and from 0.
+                for range in [Interval::ALL, Interval::FORWARD] {
+                    let got = visited(&bvh, &ray, range);
+                    for (id, b) in boxes.iter().enumerate() {
+                        if b.clip(&ray, range).is_some() {
+                            assert!(got.contains(&(id as u32)), "{ray:?} {range:?} lost box {id} {b:?}");
+                        }
                     }
                 }
             }
-        }
+        });
     }
 
     #[test]
     fn visits_nearest_first_and_stops() {
-        let mut rng = Rng(4);
-        let boxes = random_boxes(&mut rng, 1000);
-        let bvh = Bvh::build(&boxes);
-        for _ in 0..500 {
-            let ray = random_ray(&mut rng);
-            // Closest "hit" is the entry t of each box: the search must end
-            // with the smallest entry of all boxes (brute force).
-            let entry = |id: u32| boxes[id as usize].clip(&ray, Interval::FORWARD).map(|i| i.min);
-            let want = (0..1000).filter_map(entry).min_by(f32::total_cmp);
-            let mut best: Option<f32> = None;
-            bvh.traverse(&ray, Interval::FORWARD, |id, r| match entry(id) {
-                Some(t) if t <= r.max => {
-                    best = Some(t);
-                    Leaf::Hit(t)
-                }
-                _ => Leaf::Miss,
-            });
-            assert_eq!(best, want);
-            // Stop ends at once.
-            let mut calls = 0;
-            bvh.traverse(&ray, Interval::FORWARD, |_, _| {
-                calls += 1;
-                Leaf::Stop
-            });
-            assert!(calls <= 1);
-        }
+        super::each_width(|| {
+            let mut rng = Rng(4);
+            let boxes = random_boxes(&mut rng, 1000);
+            let bvh = Bvh::build(&boxes);
+            for _ in 0..500 {
+                let ray = random_ray(&mut rng);
+                // Closest "hit" is the entry t of each box: the search must end
+                // with the smallest entry of all boxes (brute force).
+                let entry = |id: u32| boxes[id as usize].clip(&ray, Interval::FORWARD).map(|i| i.min);
+                let want = (0..1000).filter_map(entry).min_by(f32::total_cmp);
+                let mut best: Option<f32> = None;
+                bvh.traverse(&ray, Interval::FORWARD, |id, r| match entry(id) {
+                    Some(t) if t <= r.max => {
+                        best = Some(t);
+                        Leaf::Hit(t)
+                    }
+                    _ => Leaf::Miss,
+                });
+                assert_eq!(best, want);
+                // Stop ends at once.
+                let mut calls = 0;
+                bvh.traverse(&ray, Interval::FORWARD, |_, _| {
+                    calls += 1;
+                    Leaf::Stop
+                });
+                assert!(calls <= 1);
+            }
+        });
     }
 
     #[test]
     fn refit_keeps_valid_and_follows_motion() {
-        let mut rng = Rng(5);
-        let mut boxes = random_boxes(&mut rng, 700);
-        let mut bvh = Bvh::build_with(&boxes, &BuildOptions { max_leaf: 4, traversal_cost: 1.0 });
-        let nodes = bvh.node_count();
-        for round in 0..5 {
-            for (i, b) in boxes.iter_mut().enumerate() {
-                let d = rng.v(-2.0, 2.0);
-                *b = if (i + round) % 11 == 0 { Aabb::EMPTY } else { Aabb::new(b.min + d, b.max + d) };
+        super::each_width(|| {
+            let mut rng = Rng(5);
+            let mut boxes = random_boxes(&mut rng, 700);
+            let mut bvh = Bvh::build_with(&boxes, &BuildOptions { max_leaf: 4, traversal_cost: 1.0 });
+            let nodes = bvh.node_count();
+            for round in 0..5 {
+                for (i, b) in boxes.iter_mut().enumerate() {
+                    let d = rng.v(-2.0, 2.0);
+                    *b = if (i + round) % 11 == 0 { Aabb::EMPTY } else { Aabb::new(b.min + d, b.max + d) };
+                }
+                // An item empty at the build may come back.
+                boxes[0] = Aabb::new(Vec3::splat(30.0), Vec3::splat(31.0));
+                bvh.refit(&boxes);
+                bvh.validate(&boxes).unwrap();
+                assert_eq!(bvh.node_count(), nodes);
+                let all = boxes.iter().fold(Aabb::EMPTY, |b, &x| b.union(x));
+                assert_eq!(bvh.bounds(), all);
+                let ray = Ray::new(Vec3::splat(25.0), Vec3::ONE);
+                assert!(visited(&bvh, &ray, Interval::FORWARD).contains(&0));
             }
-            // An item empty at the build may come back.
-            boxes[0] = Aabb::new(Vec3::splat(30.0), Vec3::splat(31.0));
-            bvh.refit(&boxes);
-            bvh.validate(&boxes).unwrap();
-            assert_eq!(bvh.node_count(), nodes);
-            let all = boxes.iter().fold(Aabb::EMPTY, |b, &x| b.union(x));
-            assert_eq!(bvh.bounds(), all);
-            let ray = Ray::new(Vec3::splat(25.0), Vec3::ONE);
-            assert!(visited(&bvh, &ray, Interval::FORWARD).contains(&0));
-        }
-        let e = vec![Aabb::EMPTY; 3];
-        let mut bvh = Bvh::build(&e);
-        bvh.refit(&[Aabb::new(Vec3::ZERO, Vec3::ONE); 3]);
-        bvh.validate(&[Aabb::new(Vec3::ZERO, Vec3::ONE); 3]).unwrap();
+            let e = vec![Aabb::EMPTY; 3];
+            let mut bvh = Bvh::build(&e);
+            bvh.refit(&[Aabb::new(Vec3::ZERO, Vec3::ONE); 3]);
+            bvh.validate(&[Aabb::new(Vec3::ZERO, Vec3::ONE); 3]).unwrap();
+        });
     }
 
     #[test]
     fn validate_reports_breakage() {
-        let mut rng = Rng(6);
-        let boxes = random_boxes(&mut rng, 100);
-        let mut bvh = Bvh::build(&boxes);
-        assert!(bvh.validate(&boxes[..99]).is_err());
-        let mut moved = boxes.clone();
-        moved[17] = Aabb::new(Vec3::splat(50.0), Vec3::splat(51.0));
-        assert!(bvh.validate(&moved).unwrap_err().contains("item 17"));
-        bvh.items.swap(0, 1);
-        bvh.items[0] = bvh.items[1];
-        assert!(bvh.validate(&boxes).is_err());
+        super::each_width(|| {
+            let mut rng = Rng(6);
+            let boxes = random_boxes(&mut rng, 100);
+            let mut bvh = Bvh::build(&boxes);
+            assert!(bvh.validate(&boxes[..99]).is_err());
+            let mut moved = boxes.clone();
+            moved[17] = Aabb::new(Vec3::splat(50.0), Vec3::splat(51.0));
+            assert!(bvh.validate(&moved).unwrap_err().contains("item 17"));
+            bvh.items.swap(0, 1);
+            bvh.items[0] = bvh.items[1];
+            assert!(bvh.validate(&boxes).is_err());
+        });
     }
 
     /// Tags reach the tagged traversal, leave the public one unchanged and
     /// survive a refit.
     #[test]
     fn leaf_tags() {
-        let mut rng = Rng(9);
-        let boxes = random_boxes(&mut rng, 900);
-        let mut bvh = Bvh::build_with(&boxes, &BuildOptions { max_leaf: 16, traversal_cost: 8.0 });
-        let mut tagged: Vec<Vec<u32>> = Vec::new();
-        bvh.tag_leaves(|ids| {
-            tagged.push(ids.to_vec());
-            MAX_TAG - (tagged.len() as u32 - 1)
-        });
-        assert_eq!(tagged.concat(), bvh.items());
-        bvh.refit(&boxes);
-        bvh.validate(&boxes).unwrap();
-        for _ in 0..300 {
-            let ray = random_ray(&mut rng);
-            let mut plain = Vec::new();
-            bvh.traverse_leaves(&ray, Interval::ALL, Order::Any, |r, _| {
-                plain.push(bvh.items()[r].to_vec());
-                Leaf::Miss
+        super::each_width(|| {
+            let mut rng = Rng(9);
+            let boxes = random_boxes(&mut rng, 900);
+            let mut bvh = Bvh::build_with(&boxes, &BuildOptions { max_leaf: 16, traversal_cost: 8.0 });
+            let mut tagged: Vec<Vec<u32>> = Vec::new();
+            bvh.tag_leaves(|ids| {
+                tagged.push(ids.to_vec());
+                MAX_TAG - (tagged.len() as u32 - 1)
             });
-            let mut by_tag = Vec::new();
-            bvh.traverse_tagged(
-                &ray,
-                Interval::ALL,
-                Order::Any,
-                |_| {},
-                |l, _| {
-                    let leaf = &tagged[(MAX_TAG - l.tag) as usize];
-                    assert_eq!(leaf[..], bvh.items()[l.first..l.first + l.count]);
-                    by_tag.push(leaf.clone());
+            assert_eq!(tagged.concat(), bvh.items());
+            bvh.refit(&boxes);
+            bvh.validate(&boxes).unwrap();
+            for _ in 0..300 {
+                let ray = random_ray(&mut rng);
+                let mut plain = Vec::new();
+                bvh.traverse_leaves(&ray, Interval::ALL, Order::Any, |r, _| {
+                    plain.push(bvh.items()[r].to_vec());
                     Leaf::Miss
-                },
-            );
-            assert_eq!(plain, by_tag);
-        }
+                });
+                let mut by_tag = Vec::new();
+                bvh.traverse_tagged(
+                    &ray,
+                    Interval::ALL,
+                    Order::Any,
+                    |_| {},
+                    |l, _| {
+                        let leaf = &tagged[(MAX_TAG - l.tag) as usize];
+                        assert_eq!(leaf[..], bvh.items()[l.first..l.first + l.count]);
+                        by_tag.push(leaf.clone());
+                        Leaf::Miss
+                    },
+                );
+                assert_eq!(plain, by_tag);
+            }
+        });
     }
 
     /// The folded widening's factors are exactly `1 ∓ 16u` (module doc).
@@ -1232,6 +1443,7 @@ mod tests {
     fn send_sync_and_size() {
         fn assert_send_sync<T: Send + Sync>() {}
         assert_send_sync::<Bvh>();
-        assert_eq!(std::mem::size_of::<Node>(), 128);
+        assert_eq!(std::mem::size_of::<Node<4>>(), 128);
+        assert_eq!(std::mem::size_of::<Node<8>>(), 256);
     }
 }
