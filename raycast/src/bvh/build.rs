@@ -480,22 +480,20 @@ pub(super) fn build(boxes: &[Aabb], opts: &BuildOptions, width: Option<usize>) -
     // Both collapses (each a small fraction of the build) and the rule of
     // `Nodes`: 8-wide when that takes under 2 MiB and at most 60 % of the
     // 4-wide tree's nodes.
+    let four = |n| Nodes::Four(crate::pages::on_huge_pages(n));
+    let eight = |n| Nodes::Eight(crate::pages::on_huge_pages(n));
     let nodes = match width {
-        Some(4) => Nodes::Four(collapse::<4>(&bn, &kids)),
-        Some(_) => Nodes::Eight(collapse::<8>(&bn, &kids)),
+        Some(4) => four(collapse::<4>(&bn, &kids)),
+        Some(_) => eight(collapse::<8>(&bn, &kids)),
         None => {
             let (wide, narrow) = (collapse::<8>(&bn, &kids), collapse::<4>(&bn, &kids));
             let small = std::mem::size_of_val(wide.as_slice()) < super::interleave::INTERLEAVE_MIN_BYTES;
             if small && 10 * wide.len() <= 6 * narrow.len() {
-                Nodes::Eight(wide)
+                eight(wide)
             } else {
-                Nodes::Four(narrow)
+                four(narrow)
             }
         }
-    };
-    let nodes = match nodes {
-        Nodes::Four(n) => Nodes::Four(crate::pages::on_huge_pages(n)),
-        Nodes::Eight(n) => Nodes::Eight(crate::pages::on_huge_pages(n)),
     };
     (nodes, crate::pages::on_huge_pages(items))
 }

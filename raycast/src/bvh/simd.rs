@@ -131,8 +131,8 @@ mod imp {
 
 pub(crate) use imp::F4;
 
-/// `W` lanes of `f32`: what the node test of a `W`-wide node needs ([`F4`]
-/// and [`F8`] have these operations as their own methods too).
+/// `W` lanes of `f32`: what the node test of a `W`-wide node needs (the
+/// operations of [`F4`]'s own methods, with their NaN rules).
 pub(crate) trait Lanes<const W: usize>: Copy {
     fn splat(x: f32) -> Self;
     fn load(a: &[f32; W]) -> Self;
@@ -162,7 +162,8 @@ impl Width<8> for Sel {
     type L = F8;
 }
 
-/// [`Lanes`] for a type with the same methods of its own.
+/// [`Lanes`] for a type with the same methods of its own ([`F4`], whose
+/// methods are written per target).
 macro_rules! lanes_by_methods {
     ($ty:ident, $w:literal) => {
         impl Lanes<$w> for $ty {
@@ -211,7 +212,6 @@ macro_rules! lanes_by_methods {
 }
 
 lanes_by_methods!(F4, 4);
-lanes_by_methods!(F8, 8);
 
 /// Eight `f32` lanes, as two [`F4`] halves (lanes 0–3, 4–7): the node test
 /// of an 8-wide node. Two 4-lane operations, not one 8-lane AVX operation,
@@ -220,55 +220,48 @@ lanes_by_methods!(F8, 8);
 #[derive(Clone, Copy)]
 pub(crate) struct F8([F4; 2]);
 
-impl F8 {
+impl Lanes<8> for F8 {
     #[inline(always)]
-    pub(crate) fn splat(x: f32) -> Self {
+    fn splat(x: f32) -> Self {
         F8([F4::splat(x); 2])
     }
     #[inline(always)]
-    pub(crate) fn load(a: &[f32; 8]) -> Self {
+    fn load(a: &[f32; 8]) -> Self {
         let (lo, hi) = a.split_at(4);
         // The halves of an array of 8 are arrays of 4 (no check survives).
         F8([F4::load(lo.try_into().unwrap()), F4::load(hi.try_into().unwrap())])
     }
     #[inline(always)]
-    pub(crate) fn to_array(self) -> [f32; 8] {
+    fn to_array(self) -> [f32; 8] {
         let (lo, hi) = (self.0[0].to_array(), self.0[1].to_array());
         [lo[0], lo[1], lo[2], lo[3], hi[0], hi[1], hi[2], hi[3]]
     }
     #[inline(always)]
-    fn map2(self, o: Self, f: impl Fn(F4, F4) -> F4) -> Self {
-        F8([f(self.0[0], o.0[0]), f(self.0[1], o.0[1])])
+    fn sub(self, o: Self) -> Self {
+        F8([self.0[0].sub(o.0[0]), self.0[1].sub(o.0[1])])
     }
     #[inline(always)]
-    pub(crate) fn sub(self, o: Self) -> Self {
-        self.map2(o, F4::sub)
+    fn add(self, o: Self) -> Self {
+        F8([self.0[0].add(o.0[0]), self.0[1].add(o.0[1])])
     }
     #[inline(always)]
-    pub(crate) fn add(self, o: Self) -> Self {
-        self.map2(o, F4::add)
+    fn mul(self, o: Self) -> Self {
+        F8([self.0[0].mul(o.0[0]), self.0[1].mul(o.0[1])])
     }
     #[inline(always)]
-    pub(crate) fn mul(self, o: Self) -> Self {
-        self.map2(o, F4::mul)
-    }
-    /// As [`F4::max_or`], lane by lane.
-    #[inline(always)]
-    pub(crate) fn max_or(self, acc: Self) -> Self {
-        self.map2(acc, F4::max_or)
-    }
-    /// As [`F4::min_or`], lane by lane.
-    #[inline(always)]
-    pub(crate) fn min_or(self, acc: Self) -> Self {
-        self.map2(acc, F4::min_or)
+    fn max_or(self, acc: Self) -> Self {
+        F8([self.0[0].max_or(acc.0[0]), self.0[1].max_or(acc.0[1])])
     }
     #[inline(always)]
-    pub(crate) fn abs(self) -> Self {
+    fn min_or(self, acc: Self) -> Self {
+        F8([self.0[0].min_or(acc.0[0]), self.0[1].min_or(acc.0[1])])
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
         F8([self.0[0].abs(), self.0[1].abs()])
     }
-    /// Bit `i` set when `self[i] <= o[i]` (false for NaN).
     #[inline(always)]
-    pub(crate) fn le_mask(self, o: Self) -> u32 {
+    fn le_mask(self, o: Self) -> u32 {
         self.0[0].le_mask(o.0[0]) | self.0[1].le_mask(o.0[1]) << 4
     }
 }
