@@ -183,7 +183,8 @@ where
                 lane.rb.test::<false>(node, lane.range.min, lane.range.max)
             };
             if mask != 0 {
-                lane.cur = self.descend::<ORDERED, false, P>(node, mask, near, &mut lane.stack, prefetch);
+                lane.cur =
+                    self.descend::<ORDERED, false, Sel, P>(node, mask, near, &mut lane.stack, prefetch);
                 self.prefetch(lane.cur, prefetch);
                 return true;
             }

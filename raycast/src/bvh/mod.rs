@@ -7,10 +7,12 @@
 //! so one ray tests them all with a handful of SSE2 instructions, followed
 //! by the children's references. A child is an inner node (its index), a
 //! leaf (a run `first .. first + count` of the leaf-ordered id array
-//! [`Bvh::items`]) or unused (an empty box, never hit). SSE2 is the baseline
-//! of every x86_64 build, so the node test needs no run-time dispatch; an
-//! 8-wide node is tested as two 4-lane halves (the Zen 1 cores this is tuned
-//! on split a 256-bit AVX operation into two anyway).
+//! [`Bvh::items`]) or unused (an empty box, never hit). On a CPU with AVX
+//! (checked once, then a cached flag) each ray walks in a copy of the loop
+//! compiled for AVX, where an 8-wide node is tested in one 256-bit register;
+//! elsewhere in SSE2, the baseline of every x86_64 build, an 8-wide node as
+//! two 4-lane halves. The two copies do the same IEEE operations, so they
+//! give the same answers bit for bit (the tests run both).
 //!
 //! `W` is 8 (256 bytes, four cache lines) or 4 (128 bytes), chosen per tree
 //! (see `Nodes`). Profiles on the bunny show where the time goes: for
@@ -99,7 +101,7 @@ mod simd;
 use crate::numeric::gamma;
 use crate::{Aabb, Interval, Ray};
 use glam::{Vec3, Vec3A};
-use simd::{Lanes, Sel, Width};
+use simd::{Lanes, Sel, SelAvx, Width};
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
@@ -246,20 +248,22 @@ impl<const W: usize> Node<W> {
     }
 }
 
-/// The lanes of a `W`-wide node's test.
-type L<const W: usize> = <Sel as Width<W>>::L;
+/// The lanes of a `W`-wide node's test chosen by the selector `S`
+/// ([`Sel`], or [`simd::SelAvx`] inside an AVX-compiled walk).
+type L<const W: usize, S = Sel> = <S as Width<W>>::L;
 
-/// A ray prepared for testing a node's `W` boxes at once (see the module doc).
+/// A ray prepared for testing a node's `W` boxes at once (see the module
+/// doc), in the lanes `S` selects.
 #[derive(Clone, Copy)]
-struct RayBoxes<const W: usize>
+struct RayBoxes<const W: usize, S = Sel>
 where
-    Sel: Width<W>,
+    S: Width<W>,
 {
-    origin: [L<W>; 3],
+    origin: [L<W, S>; 3],
     /// `1 / dir` for the near and the far planes: scaled by [`NEAR_SCALE`]
     /// and [`FAR_SCALE`] when the range starts at `t >= 0`, plain otherwise.
-    inv_near: [L<W>; 3],
-    inv_far: [L<W>; 3],
+    inv_near: [L<W, S>; 3],
+    inv_far: [L<W, S>; 3],
     /// Byte offset in `Node::bounds` of the row holding the near and the far
     /// plane per axis.
     near: [usize; 3],
@@ -273,9 +277,9 @@ where
 const NEAR_SCALE: f32 = 1.0 - WIDEN;
 const FAR_SCALE: f32 = 1.0 + WIDEN;
 
-impl<const W: usize> RayBoxes<W>
+impl<const W: usize, S> RayBoxes<W, S>
 where
-    Sel: Width<W>,
+    S: Width<W>,
 {
     /// Branch-free: the near row of axis `a` is `a + 3` exactly when
     /// `1 / dir[a]` has its sign bit set (a `-0.0` direction gives `-∞`).
@@ -286,7 +290,7 @@ where
         let row = |r: usize| r * std::mem::size_of::<[f32; W]>();
         let signed = !(range.min >= 0.0);
         let (near, far) = if signed { (inv, inv) } else { (inv * NEAR_SCALE, inv * FAR_SCALE) };
-        let splat = |v: Vec3| [L::<W>::splat(v.x), L::<W>::splat(v.y), L::<W>::splat(v.z)];
+        let splat = |v: Vec3| [L::<W, S>::splat(v.x), L::<W, S>::splat(v.y), L::<W, S>::splat(v.z)];
         RayBoxes {
             origin: splat(ray.origin),
             inv_near: splat(near),
@@ -303,20 +307,20 @@ where
     /// `SIGNED` must be `self.signed`: a parameter so that each walk is
     /// compiled for one case, with no test of the flag per node.
     #[inline(always)]
-    fn test<const SIGNED: bool>(&self, node: &Node<W>, t_min: f32, t_max: f32) -> (u32, L<W>) {
+    fn test<const SIGNED: bool>(&self, node: &Node<W>, t_min: f32, t_max: f32) -> (u32, L<W, S>) {
         let rows = node.bounds.as_ptr().cast::<u8>();
         // SAFETY: the offsets are those of rows 0..6 of `bounds` (`new`).
-        let slab = |off: usize, a: usize, inv: &[L<W>; 3]| {
-            L::<W>::load(unsafe { &*rows.add(off).cast::<[f32; W]>() }).sub(self.origin[a]).mul(inv[a])
+        let slab = |off: usize, a: usize, inv: &[L<W, S>; 3]| {
+            L::<W, S>::load(unsafe { &*rows.add(off).cast::<[f32; W]>() }).sub(self.origin[a]).mul(inv[a])
         };
         let (lo, hi) = if SIGNED { (t_min, t_max) } else { (t_min * NEAR_SCALE, t_max * FAR_SCALE) };
         let (n, f) = (&self.inv_near, &self.inv_far);
         let near = slab(self.near[0], 0, n)
-            .max_or(slab(self.near[1], 1, n).max_or(slab(self.near[2], 2, n).max_or(L::<W>::splat(lo))));
+            .max_or(slab(self.near[1], 1, n).max_or(slab(self.near[2], 2, n).max_or(L::<W, S>::splat(lo))));
         let far = slab(self.far[0], 0, f)
-            .min_or(slab(self.far[1], 1, f).min_or(slab(self.far[2], 2, f).min_or(L::<W>::splat(hi))));
+            .min_or(slab(self.far[1], 1, f).min_or(slab(self.far[2], 2, f).min_or(L::<W, S>::splat(hi))));
         if SIGNED {
-            let k = L::<W>::splat(WIDEN);
+            let k = L::<W, S>::splat(WIDEN);
             let near = near.sub(near.abs().mul(k));
             let far = far.add(far.abs().mul(k));
             (near.le_mask(far), near)
@@ -711,14 +715,7 @@ impl Bvh {
         if !ray.is_valid() || range.is_empty() || self.items.is_empty() {
             return;
         }
-        with_tree!(&self.nodes, tree => {
-            let rb = RayBoxes::new(ray, range);
-            if rb.signed {
-                tree.walk_from::<ORDERED, true, P, F>(&rb, range, prefetch_leaf, leaf);
-            } else {
-                tree.walk_from::<ORDERED, false, P, F>(&rb, range, prefetch_leaf, leaf);
-            }
-        });
+        with_tree!(&self.nodes, tree => tree.walk_ray::<ORDERED, P, F>(ray, range, prefetch_leaf, leaf));
     }
 
     /// Checks the invariants: `boxes` has one box per item, every item is in
@@ -758,6 +755,67 @@ impl Bvh {
 #[derive(Clone, Copy)]
 struct Tree<'a, const W: usize, const N: usize> {
     nodes: &'a [Node<W>],
+}
+
+impl<'a, const W: usize, const N: usize> Tree<'a, W, N>
+where
+    Sel: Width<W>,
+    SelAvx: Width<W>,
+{
+    /// The walk of one ray: on a CPU with AVX, in a copy of the loop
+    /// compiled for it, whose 8-wide node test runs in one 256-bit register
+    /// ([`SelAvx`]); otherwise in SSE2 lanes. Both do the same IEEE
+    /// operations (no fused multiply-add: Rust never contracts `a·b + c`),
+    /// so they give the same answers bit for bit; on the bunny's 8-wide tree
+    /// the AVX copy runs ~18 % fewer instructions per ray.
+    #[inline(always)]
+    fn walk_ray<const ORDERED: bool, P: Fn(LeafRef), F: FnMut(LeafRef, Interval) -> Leaf>(
+        &self,
+        ray: &Ray,
+        range: Interval,
+        prefetch_leaf: P,
+        leaf: F,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if simd::has_avx() {
+            // SAFETY: the CPU has AVX.
+            return unsafe { self.walk_ray_avx::<ORDERED, P, F>(ray, range, prefetch_leaf, leaf) };
+        }
+        self.walk_ray_in::<ORDERED, Sel, P, F>(ray, range, prefetch_leaf, leaf);
+    }
+
+    /// [`Tree::walk_ray`] compiled for AVX.
+    ///
+    /// # Safety
+    /// The CPU must have AVX.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    unsafe fn walk_ray_avx<const ORDERED: bool, P: Fn(LeafRef), F: FnMut(LeafRef, Interval) -> Leaf>(
+        &self,
+        ray: &Ray,
+        range: Interval,
+        prefetch_leaf: P,
+        leaf: F,
+    ) {
+        self.walk_ray_in::<ORDERED, SelAvx, P, F>(ray, range, prefetch_leaf, leaf);
+    }
+
+    /// Prepares the ray in the lanes `S` selects and runs the loop.
+    #[inline(always)]
+    fn walk_ray_in<const ORDERED: bool, S: Width<W>, P: Fn(LeafRef), F: FnMut(LeafRef, Interval) -> Leaf>(
+        &self,
+        ray: &Ray,
+        range: Interval,
+        prefetch_leaf: P,
+        leaf: F,
+    ) {
+        let rb = RayBoxes::<W, S>::new(ray, range);
+        if rb.signed {
+            self.walk_from::<ORDERED, true, S, P, F>(&rb, range, prefetch_leaf, leaf);
+        } else {
+            self.walk_from::<ORDERED, false, S, P, F>(&rb, range, prefetch_leaf, leaf);
+        }
+    }
 }
 
 impl<'a, const W: usize, const N: usize> Tree<'a, W, N>
@@ -807,11 +865,12 @@ where
     fn walk_from<
         const ORDERED: bool,
         const SIGNED: bool,
+        S: Width<W>,
         P: Fn(LeafRef),
         F: FnMut(LeafRef, Interval) -> Leaf,
     >(
         &self,
-        rb: &RayBoxes<W>,
+        rb: &RayBoxes<W, S>,
         range: Interval,
         prefetch_leaf: P,
         mut leaf: F,
@@ -824,7 +883,7 @@ where
                 let node = self.node(cur);
                 let (mask, near) = rb.test::<SIGNED>(node, range.min, range.max);
                 if mask != 0 {
-                    cur = self.descend::<ORDERED, true, P>(node, mask, near, &mut stack, &prefetch_leaf);
+                    cur = self.descend::<ORDERED, true, S, P>(node, mask, near, &mut stack, &prefetch_leaf);
                     continue;
                 }
             } else {
@@ -866,11 +925,11 @@ where
     /// farther of two pushed) and was ~4 % slower without them on the
     /// 100,000-object scene. Both push the same entries in the same order.
     #[inline(always)]
-    fn descend<const ORDERED: bool, const BRANCHLESS: bool, P: Fn(LeafRef)>(
+    fn descend<const ORDERED: bool, const BRANCHLESS: bool, S: Width<W>, P: Fn(LeafRef)>(
         &self,
         node: &Node<W>,
         mask: u32,
-        near: L<W>,
+        near: L<W, S>,
         stack: &mut Stack<N>,
         prefetch_leaf: &P,
     ) -> Entry {
@@ -1090,13 +1149,18 @@ thread_local! {
     static TEST_WIDTH: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
 }
 
-/// Runs `f` with every tree built on this thread 4-wide, then 8-wide.
+/// Runs `f` with every tree built on this thread 4-wide, then 8-wide, each
+/// with the walks in their AVX copy (where the CPU has AVX) and in SSE2.
 #[cfg(test)]
 pub(crate) fn each_width(f: impl Fn()) {
-    for w in [4, 8] {
-        TEST_WIDTH.with(|t| t.set(Some(w)));
-        f();
+    for sse in [false, true] {
+        simd::TEST_SSE.with(|t| t.set(sse));
+        for w in [4, 8] {
+            TEST_WIDTH.with(|t| t.set(Some(w)));
+            f();
+        }
     }
+    simd::TEST_SSE.with(|t| t.set(false));
     TEST_WIDTH.with(|t| t.set(None));
 }
 

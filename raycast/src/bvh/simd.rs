@@ -1,5 +1,6 @@
-//! Four-lane `f32` arithmetic for the node test: SSE2 on x86_64 (part of the
-//! baseline, so no runtime detection is needed), plain arrays elsewhere.
+//! Lanes of `f32` for the node test: four in SSE2 on x86_64 (part of the
+//! baseline), plain arrays elsewhere; eight as two such halves, or in one
+//! AVX register inside the walk compiled for AVX ([`SelAvx`]).
 //!
 //! Only the handful of operations the ray–box test needs are provided, and
 //! `max_or`/`min_or` have a fixed NaN rule on every target: when the first
@@ -214,9 +215,8 @@ macro_rules! lanes_by_methods {
 lanes_by_methods!(F4, 4);
 
 /// Eight `f32` lanes, as two [`F4`] halves (lanes 0–3, 4–7): the node test
-/// of an 8-wide node. Two 4-lane operations, not one 8-lane AVX operation,
-/// so that no run-time dispatch is needed: the CPUs this is tuned on (Zen 1)
-/// split a 256-bit operation into two 128-bit ones anyway.
+/// of an 8-wide node on CPUs without AVX (and off x86_64); with AVX the
+/// walk uses [`F8Avx`].
 #[derive(Clone, Copy)]
 pub(crate) struct F8([F4; 2]);
 
@@ -266,6 +266,109 @@ impl Lanes<8> for F8 {
     }
 }
 
+/// Selects the lane types of a walk compiled for AVX (see [`Width`]): the
+/// 8-wide test in one 256-bit register ([`F8Avx`]), the 4-wide one in
+/// [`F4`] (VEX-encoded there). Off x86_64 it selects what [`Sel`] does.
+pub(crate) struct SelAvx;
+
+impl Width<4> for SelAvx {
+    type L = F4;
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Width<8> for SelAvx {
+    type L = F8Avx;
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+impl Width<8> for SelAvx {
+    type L = F8;
+}
+
+/// True when the CPU runs AVX (detected once, then a cached load).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn has_avx() -> bool {
+    #[cfg(test)]
+    if TEST_SSE.with(std::cell::Cell::get) {
+        return false;
+    }
+    std::arch::is_x86_feature_detected!("avx")
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests set it to run the SSE2 walk on a CPU with AVX (see `each_width`).
+    pub(crate) static TEST_SSE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Eight `f32` lanes in one AVX register: the same operations as [`F8`]
+/// (`vmaxps`/`vminps` keep the NaN rule of `maxps`/`minps`: a NaN first
+/// operand gives the second), so the same answers bit for bit, in half the
+/// instructions (Zen 2 and later run 256-bit operations at full width).
+///
+/// Its methods may only run inside a function compiled with AVX enabled
+/// (`#[target_feature(enable = "avx")]`, entered after [`has_avx`]): they
+/// are inlined there, and the intrinsics with them.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub(crate) struct F8Avx(std::arch::x86_64::__m256);
+
+#[cfg(target_arch = "x86_64")]
+mod avx {
+    use super::{F8Avx, Lanes};
+    use std::arch::x86_64::*;
+
+    // SAFETY (every method): `F8Avx` is only used in code compiled with AVX
+    // and entered after the CPU was found to have it (see `F8Avx`); loads
+    // and stores are unaligned, of 8 `f32` the references hold.
+    impl Lanes<8> for F8Avx {
+        #[inline(always)]
+        fn splat(x: f32) -> Self {
+            unsafe { F8Avx(_mm256_set1_ps(x)) }
+        }
+        #[inline(always)]
+        fn load(a: &[f32; 8]) -> Self {
+            unsafe { F8Avx(_mm256_loadu_ps(a.as_ptr())) }
+        }
+        #[inline(always)]
+        fn to_array(self) -> [f32; 8] {
+            let mut out = [0.0; 8];
+            unsafe { _mm256_storeu_ps(out.as_mut_ptr(), self.0) };
+            out
+        }
+        #[inline(always)]
+        fn sub(self, o: Self) -> Self {
+            unsafe { F8Avx(_mm256_sub_ps(self.0, o.0)) }
+        }
+        #[inline(always)]
+        fn add(self, o: Self) -> Self {
+            unsafe { F8Avx(_mm256_add_ps(self.0, o.0)) }
+        }
+        #[inline(always)]
+        fn mul(self, o: Self) -> Self {
+            unsafe { F8Avx(_mm256_mul_ps(self.0, o.0)) }
+        }
+        #[inline(always)]
+        fn max_or(self, acc: Self) -> Self {
+            unsafe { F8Avx(_mm256_max_ps(self.0, acc.0)) }
+        }
+        #[inline(always)]
+        fn min_or(self, acc: Self) -> Self {
+            unsafe { F8Avx(_mm256_min_ps(self.0, acc.0)) }
+        }
+        #[inline(always)]
+        fn abs(self) -> Self {
+            unsafe { F8Avx(_mm256_andnot_ps(_mm256_set1_ps(-0.0), self.0)) }
+        }
+        /// `vcmpps` with `LE_OQ`: false for NaN, as `cmpleps`.
+        #[inline(always)]
+        fn le_mask(self, o: Self) -> u32 {
+            unsafe { _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LE_OQ>(self.0, o.0)) as u32 }
+        }
+    }
+}
+
 /// Hints the CPU to load the 128 bytes at `p` into the cache (a no-op off
 /// x86_64). Never faults, so any address may be given.
 #[inline(always)]
@@ -295,6 +398,57 @@ mod tests {
         assert_eq!(acc.le_mask(F4::splat(0.0)), 0b1100);
         assert_eq!(F4::load(&[-1.0, 2.0, -0.0, 3.0]).abs().to_array(), [1.0, 2.0, 0.0, 3.0]);
         assert_eq!(acc.add(acc).sub(acc).mul(F4::splat(2.0)).to_array(), [10.0, 4.0, -2.0, -8.0]);
+    }
+
+    /// `F8Avx` gives what `F8` gives, bit for bit, NaN and signed zeros
+    /// included (run where the CPU has AVX).
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx_lanes_equal_sse_lanes() {
+        if !has_avx() {
+            return;
+        }
+        let specials = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0, 1.0, -2.5, 1e-40, 3e38];
+        let mut s = 0x2545_f491u32;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            let k = (s % 16) as usize;
+            if k < specials.len() {
+                specials[k]
+            } else {
+                f32::from_bits(s.rotate_left(7))
+            }
+        };
+        for _ in 0..5_000 {
+            let a: [f32; 8] = std::array::from_fn(|_| next());
+            let b: [f32; 8] = std::array::from_fn(|_| next());
+            // SAFETY: the CPU has AVX (checked above).
+            let got = unsafe { avx_ops(&a, &b) };
+            let want = ops::<F8>(&a, &b);
+            assert_eq!(got.0.map(f32::to_bits), want.0.map(f32::to_bits), "{a:?} {b:?}");
+            assert_eq!(got.1, want.1, "{a:?} {b:?}");
+        }
+    }
+
+    /// Every lane operation of `Lanes<8>` applied to `a` and `b`: the
+    /// results side by side, and the `le` masks.
+    #[cfg(target_arch = "x86_64")]
+    fn ops<T: Lanes<8>>(a: &[f32; 8], b: &[f32; 8]) -> ([f32; 48], [u32; 2]) {
+        let (x, y) = (T::load(a), T::load(b));
+        let rows = [x.sub(y), x.add(y), x.mul(y), x.max_or(y), x.min_or(y), x.abs().add(T::splat(a[0]))];
+        let mut out = [0.0; 48];
+        for (i, r) in rows.iter().enumerate() {
+            out[8 * i..8 * i + 8].copy_from_slice(&r.to_array());
+        }
+        (out, [x.le_mask(y), y.le_mask(x)])
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    unsafe fn avx_ops(a: &[f32; 8], b: &[f32; 8]) -> ([f32; 48], [u32; 2]) {
+        ops::<F8Avx>(a, b)
     }
 
     /// `F8` is two `F4`: the same rules, lanes in order, masks joined.
