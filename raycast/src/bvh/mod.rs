@@ -762,12 +762,15 @@ where
     Sel: Width<W>,
     SelAvx: Width<W>,
 {
-    /// The walk of one ray: on a CPU with AVX, in a copy of the loop
-    /// compiled for it, whose 8-wide node test runs in one 256-bit register
-    /// ([`SelAvx`]); otherwise in SSE2 lanes. Both do the same IEEE
-    /// operations (no fused multiply-add: Rust never contracts `a·b + c`),
-    /// so they give the same answers bit for bit; on the bunny's 8-wide tree
-    /// the AVX copy runs ~18 % fewer instructions per ray.
+    /// The walk of one ray: for an 8-wide tree on a CPU with AVX, in a copy
+    /// of the loop compiled for it, whose node test runs in one 256-bit
+    /// register ([`SelAvx`]); otherwise in SSE2 lanes. Both do the same
+    /// IEEE operations (no fused multiply-add: Rust never contracts
+    /// `a·b + c`), so they give the same answers bit for bit. On the bunny's
+    /// 8-wide tree the AVX copy runs ~10 % fewer instructions per cast and
+    /// incoherent rays are 4–5 % faster (camera rays the same); a 4-wide
+    /// tree gains nothing from it (VEX encoding only): incoherent rays the
+    /// same, camera rays 4–5 % slower, so it keeps the SSE2 walk.
     #[inline(always)]
     fn walk_ray<const ORDERED: bool, P: Fn(LeafRef), F: FnMut(LeafRef, Interval) -> Leaf>(
         &self,
@@ -777,7 +780,7 @@ where
         leaf: F,
     ) {
         #[cfg(target_arch = "x86_64")]
-        if simd::has_avx() {
+        if W == 8 && simd::has_avx() {
             // SAFETY: the CPU has AVX.
             return unsafe { self.walk_ray_avx::<ORDERED, P, F>(ray, range, prefetch_leaf, leaf) };
         }
