@@ -267,8 +267,9 @@ impl Lanes<8> for F8 {
 }
 
 /// Selects the lane types of a walk compiled for AVX (see [`Width`]): the
-/// 8-wide test in one 256-bit register ([`F8Avx`]), the 4-wide one in
-/// [`F4`] (VEX-encoded there). Off x86_64 it selects what [`Sel`] does.
+/// 8-wide test in one 256-bit register ([`F8Avx`]). Only 8-wide trees take
+/// that walk; `Width<4>` is here so that the walk's code is well-typed for
+/// every width. Off x86_64 it selects what [`Sel`] does.
 pub(crate) struct SelAvx;
 
 impl Width<4> for SelAvx {
