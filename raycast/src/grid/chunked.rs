@@ -326,7 +326,7 @@ impl ChunkedVoxels {
                     [0; 3],
                     isa,
                     #[inline(always)]
-                    |kb| {
+                    |kb: [i32; 3]| {
                         let key = kb.map(|x| x >> 2);
                         if key != st.key {
                             st.key = key;

@@ -26,7 +26,7 @@
 //! multiply–add is enabled, so every result is bit for bit the same.
 
 use super::voxels::{best_compiled, hit_in, Found, Isa, VoxelHit};
-use super::walk::{BoxClip, Flow, GridWalk, Step, CELL_LIMIT};
+use super::walk::{Blocks, BoxClip, Flow, GridWalk, Step, CELL_LIMIT};
 use super::Grid;
 use crate::shapes::RayCast;
 use crate::{Aabb, Hit, Interval, Ray, ShapeError};
@@ -80,6 +80,44 @@ pub struct VoxelVolume {
     /// (kept: every cast clips to that box, and they depend on it and the
     /// grid only).
     clip: BoxClip,
+}
+
+/// The bricks for [`GridWalk::skip_empty`] ([`Blocks`]), with the padded
+/// index (see [`VoxelVolume::word_of`]) of the coarse walk's brick.
+///
+/// A single-axis coarse step moves the index by that axis's stride (the
+/// row of [`VoxelVolume::moves`] for the walk's signs): a load and an add
+/// per brick crossed instead of three bounds tests and the index computed
+/// from the brick. Every brick a fast coarse step enters is entered before
+/// the clipped range's end, so it lies in the border or within (as the
+/// cells of the fine walk: see `word_of`), where the moved index is that
+/// brick's; an index found beyond the border (`usize::MAX`) is computed
+/// again at the next brick.
+struct Bricks<'a> {
+    bits: &'a [u64],
+    idx: usize,
+    moves: &'a [usize; 8],
+    vol: &'a VoxelVolume,
+}
+
+impl Blocks<3> for Bricks<'_> {
+    /// Brick `kb` (in bricks from `min_cell`): empty when its word is 0 or
+    /// it lies beyond the border.
+    #[inline(always)]
+    fn empty_at(&mut self, kb: [i32; 3]) -> bool {
+        self.idx = self.vol.padded_word(kb.map(|k| k.wrapping_mul(4)));
+        self.bits.get(self.idx).is_none_or(|w| *w == 0)
+    }
+
+    #[inline(always)]
+    fn empty_after(&mut self, axis: u8, kb: [i32; 3]) -> bool {
+        if self.idx == usize::MAX {
+            return self.empty_at(kb);
+        }
+        self.idx = self.idx.wrapping_add(self.moves[usize::from(axis) & 7]);
+        debug_assert_eq!(self.idx, self.vol.padded_word(kb.map(|k| k.wrapping_mul(4))), "{kb:?}");
+        self.bits.get(self.idx).is_none_or(|w| *w == 0)
+    }
 }
 
 /// The state [`VoxelVolume::cast_cell`] carries from step to step (see there).
@@ -253,22 +291,12 @@ impl VoxelVolume {
         }
     }
 
-    /// True when brick `kb` (in bricks from `min_cell`) holds no solid cell
-    /// or lies outside the volume.
+    /// The brick grid as the coarse walk sees it, the walk now in the brick
+    /// of word `idx` (a padded index, `usize::MAX` beyond the border), its
+    /// direction's signs `neg`.
     #[inline(always)]
-    fn brick_empty(&self, kb: [i32; 3]) -> bool {
-        let b = kb.map(|k| k as u32);
-        if b[0] < self.bdims.x && b[1] < self.bdims.y && b[2] < self.bdims.z {
-            let w = self.word_of(b);
-            debug_assert!(w < self.bits.len());
-            // SAFETY: `b < bdims` on every axis, so `w` is below the product
-            // of `bdims + 2`, which is `bits.len()` (`try_new`; never
-            // resized). No bounds check: this runs at every brick the
-            // coarse walk (`GridWalk::skip_empty`) enters.
-            unsafe { *self.bits.get_unchecked(w) == 0 }
-        } else {
-            true
-        }
+    fn bricks(&self, idx: usize, neg: u8) -> Bricks<'_> {
+        Bricks { bits: &self.bits, idx, moves: &self.moves[usize::from(neg & 7)], vol: self }
     }
 
     /// Whether `cell` is solid (false outside the volume).
@@ -374,7 +402,7 @@ impl VoxelVolume {
         let mut st = Walk { idx: idx0, skipped: usize::MAX, last: u32::MAX, found: (0, 0.0, [0; 3]) };
         if word0 == 0 {
             st.skipped = idx0;
-            if !w.skip_empty::<2>(base, isa, |kb| self.brick_empty(kb)) {
+            if !w.skip_empty::<2>(base, isa, self.bricks(idx0, neg)) {
                 return None;
             }
         } else {
@@ -433,7 +461,7 @@ impl VoxelVolume {
             });
             match flow {
                 Flow::Skip => {
-                    if !w.skip_empty::<2>(base, isa, |kb| self.brick_empty(kb)) {
+                    if !w.skip_empty::<2>(base, isa, self.bricks(st.skipped, neg)) {
                         return None;
                     }
                 }

@@ -1058,7 +1058,7 @@ impl<const N: usize> GridWalk<N> {
         &mut self,
         base: [i32; N],
         isa: Isa,
-        mut empty: impl FnMut([i32; N]) -> bool,
+        mut blocks: impl Blocks<N>,
     ) -> bool {
         self.sync();
         let mut kb = [0i32; N];
@@ -1116,13 +1116,14 @@ impl<const N: usize> GridWalk<N> {
             let mut h = Hot::new(&tc, &kb);
             let mut left = budget;
             loop {
-                let (next, _, m, gap) = h.step(&k);
+                let (next, sel, m, gap) = h.step(&k);
                 if !(gap > tol_f && m < end_f && left != 0) {
                     break;
                 }
                 h = next;
                 left -= 1;
-                if !empty(h.cell()) {
+                // `sel` is one axis: `gap > tol_f ≥ 0`, the crossing is alone.
+                if !blocks.empty_after(sel, h.cell()) {
                     self.ks += KS_STEP * f64::from(budget - left);
                     break 'coarse m - self.tol(m);
                 }
@@ -1153,7 +1154,7 @@ impl<const N: usize> GridWalk<N> {
             kb[a] += self.step[a];
             plane[a] += f64::from(self.step[a]) * width;
             tc[a] = self.time_at(a, plane[a]);
-            if !empty(kb) {
+            if !blocks.empty_at(kb) {
                 break mc - tol;
             }
             budget = FAST_BUDGET;
@@ -1161,6 +1162,34 @@ impl<const N: usize> GridWalk<N> {
         };
         self.skip_to(ts, isa);
         true
+    }
+}
+
+/// What [`GridWalk::skip_empty`] asks of the coarse grid: whether a block
+/// holds nothing of interest. The coarse walk starts in the block of the
+/// walk's current cell, and moves block by block: `empty_at` for a block
+/// reached any way, `empty_after` for the next block along one axis, which
+/// a grid stored as an array can answer by moving an index by that axis's
+/// stride instead of computing it from the block (the dense volume's
+/// `Bricks`). Any `FnMut([i32; N]) -> bool` of the block is a `Blocks`.
+pub(crate) trait Blocks<const N: usize> {
+    /// Whether block `kb` is empty; the coarse walk is now there.
+    fn empty_at(&mut self, kb: [i32; N]) -> bool;
+
+    /// Whether block `kb`, entered from the coarse walk's last block by one
+    /// step along `axis` (bit 1, 2 or 4; the step's sign is the walk's
+    /// direction on that axis), is empty; the coarse walk is now there.
+    #[inline(always)]
+    fn empty_after(&mut self, axis: u8, kb: [i32; N]) -> bool {
+        let _ = axis;
+        self.empty_at(kb)
+    }
+}
+
+impl<const N: usize, F: FnMut([i32; N]) -> bool> Blocks<N> for F {
+    #[inline(always)]
+    fn empty_at(&mut self, kb: [i32; N]) -> bool {
+        self(kb)
     }
 }
 
