@@ -478,8 +478,8 @@ pub(super) fn build(boxes: &[Aabb], opts: &BuildOptions, width: Option<usize>) -
         None => Vec::new(),
     };
     // Both collapses (each a small fraction of the build) and the rule of
-    // `Nodes`: 8-wide when that takes under 2 MiB and at most 60 % of the
-    // 4-wide tree's nodes.
+    // `Nodes`: 8-wide when that takes at most 75 % of the 4-wide tree's
+    // nodes.
     let four = |n| Nodes::Four(crate::pages::on_huge_pages(n));
     let eight = |n| Nodes::Eight(crate::pages::on_huge_pages(n));
     let nodes = match width {
@@ -487,8 +487,7 @@ pub(super) fn build(boxes: &[Aabb], opts: &BuildOptions, width: Option<usize>) -
         Some(_) => eight(collapse::<8>(&bn, &kids)),
         None => {
             let (wide, narrow) = (collapse::<8>(&bn, &kids), collapse::<4>(&bn, &kids));
-            let small = std::mem::size_of_val(wide.as_slice()) < super::interleave::INTERLEAVE_MIN_BYTES;
-            if small && 10 * wide.len() <= 6 * narrow.len() {
+            if 4 * wide.len() <= 3 * narrow.len() {
                 eight(wide)
             } else {
                 four(narrow)

@@ -28,8 +28,8 @@ pub(crate) const LANES: usize = 8;
 /// interleaved, on the bunny (69,451 triangles, 1.3 MiB of nodes, 6 MiB in
 /// all) ~10 % slower; on the 100,000-object scene (4.1 MiB) ~30 % faster and
 /// on the 1.1M-triangle bunny (21 MiB) ~45 % faster (measured with 4-wide
-/// nodes). It is also the size from which trees are built 4-wide (see
-/// `Nodes`), so the trees that interleave are 4-wide ones.
+/// nodes; with 8-wide ones, which those two trees have since stop 21, the
+/// batches run as fast as they did 4-wide).
 pub(super) const INTERLEAVE_MIN_BYTES: usize = 2 << 20;
 
 /// One ray's walk in progress.

@@ -22,11 +22,15 @@
 //! tree small); for coherent rays, the node test and the ordering branches.
 //! Eight children halve a mesh tree's depth, so a ray's chain of dependent
 //! node loads is shorter: on the bunny 5.3 node visits a ray instead of 8.2,
-//! single incoherent rays 4–8 % faster and camera rays ~6 %. But a ray then
-//! reads ~30 % more node bytes (5.3 × 256 against 8.2 × 128), and a tree too
-//! large for the caches, walked by interleaved batches that wait on memory
-//! bandwidth rather than latency, ran 16 % slower 8-wide (the 1.1M-triangle
-//! bunny): such trees stay 4-wide.
+//! single incoherent rays 4–8 % faster and camera rays ~6 %. A ray then
+//! reads ~30 % more node bytes (5.3 × 256 against 8.2 × 128); on Zen 1 that
+//! made trees too large for the caches 16 % slower 8-wide in interleaved
+//! batches (the 1.1M-triangle bunny), so until stop 21 trees over 2 MiB of
+//! 8-wide nodes stayed 4-wide. On Zen 4, with the AVX walk (paired
+//! in-process runs): 8-wide nodes made that mesh's single incoherent rays
+//! 11–17 % faster, any-hit 19–22 %, camera rays 7–11 %, its batches no
+//! slower, and the 100,000-object scene's casts 13–16 % faster, its refit
+//! no slower; so the size bound was dropped (see `Nodes`).
 //! A node quantized to 128 bytes (8-bit child boxes relative to the node's
 //! box, decoded exactly to `f32` planes so that the test's rounding argument
 //! holds) would read fewer bytes than either, for about ten more
@@ -441,18 +445,18 @@ pub struct Bvh {
 
 /// The nodes of a tree, 8-wide or 4-wide.
 ///
-/// A tree is built 8-wide when its 8-wide nodes take less than
-/// [`INTERLEAVE_MIN_BYTES`](interleave::INTERLEAVE_MIN_BYTES) and number at
-/// most 60 % of its 4-wide ones; otherwise 4-wide (see the module doc for
-/// why). The first bound is also the size from which batches walk several
-/// rays at once, so only 4-wide trees are walked interleaved in practice
-/// (either width can be). The second keeps 8-wide nodes to trees whose
-/// depth they do cut: a mesh's, with leaves of several triangles (the
-/// bunny: 5,893 nodes against 10,606), and not a scene's, with one object
-/// per leaf, whose binary tree's lowest levels cannot be opened further
-/// (10,000 objects: 4,009 nodes against 4,974; there 8-wide nodes cast no
-/// faster and refit 1.5× slower). Both collapses are made from one binary
-/// SAH tree, for no measurable build time.
+/// A tree is built 8-wide when its 8-wide nodes number at most 75 % of its
+/// 4-wide ones; otherwise 4-wide (see the module doc for why). That keeps
+/// 8-wide nodes to trees whose depth they do cut: a mesh's, with leaves of
+/// several triangles (the bunny: 5,893 nodes against 10,606; the
+/// 1.1M-triangle bunny 119,326 against 169,401), or a large scene's
+/// (100,000 objects: 35,200 against 50,581), and not a small scene's, with
+/// one object per leaf, whose binary tree's lowest levels cannot be opened
+/// further (10,000 objects: 3,948 nodes against 4,954; there 8-wide nodes
+/// cast no faster and refit 1.5× slower). Either width can be walked
+/// interleaved (from [`INTERLEAVE_MIN_BYTES`](interleave::INTERLEAVE_MIN_BYTES)
+/// of nodes). Both collapses are made from one binary SAH tree, for no
+/// measurable build time.
 #[derive(Clone, Debug)]
 pub(crate) enum Nodes {
     Four(Vec<Node<4>>),
