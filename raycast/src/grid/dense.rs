@@ -94,10 +94,9 @@ pub struct VoxelVolume {
 /// brick's; an index found beyond the border (`usize::MAX`) is computed
 /// again at the next brick.
 struct Bricks<'a> {
-    bits: &'a [u64],
+    vol: &'a VoxelVolume,
     idx: usize,
     moves: &'a [usize; 8],
-    vol: &'a VoxelVolume,
 }
 
 impl Blocks<3> for Bricks<'_> {
@@ -106,7 +105,7 @@ impl Blocks<3> for Bricks<'_> {
     #[inline(always)]
     fn empty_at(&mut self, kb: [i32; 3]) -> bool {
         self.idx = self.vol.padded_word(kb.map(|k| k.wrapping_mul(4)));
-        self.bits.get(self.idx).is_none_or(|w| *w == 0)
+        self.vol.bits.get(self.idx).is_none_or(|w| *w == 0)
     }
 
     #[inline(always)]
@@ -116,7 +115,7 @@ impl Blocks<3> for Bricks<'_> {
         }
         self.idx = self.idx.wrapping_add(self.moves[usize::from(axis) & 7]);
         debug_assert_eq!(self.idx, self.vol.padded_word(kb.map(|k| k.wrapping_mul(4))), "{kb:?}");
-        self.bits.get(self.idx).is_none_or(|w| *w == 0)
+        self.vol.bits.get(self.idx).is_none_or(|w| *w == 0)
     }
 }
 
@@ -296,7 +295,7 @@ impl VoxelVolume {
     /// direction's signs `neg`.
     #[inline(always)]
     fn bricks(&self, idx: usize, neg: u8) -> Bricks<'_> {
-        Bricks { bits: &self.bits, idx, moves: &self.moves[usize::from(neg & 7)], vol: self }
+        Bricks { vol: self, idx, moves: &self.moves[usize::from(neg & 7)] }
     }
 
     /// Whether `cell` is solid (false outside the volume).
