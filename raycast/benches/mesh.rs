@@ -121,6 +121,21 @@ fn bench_rays(c: &mut Criterion, mesh: &TriMesh, name: &str, rays: &[Ray]) {
             out.iter().flatten().count()
         })
     });
+    // `coherent_order`, all timed: order the rays, copy them into the
+    // order, cast in sequence, file each distance under its ray's index.
+    // Compare with "closest", which files nothing.
+    let bounds = mesh.local_bounds();
+    let mut distance = vec![f32::INFINITY; rays.len()];
+    group.bench_function("closest-coherent-order", |bch| {
+        bch.iter(|| {
+            let order = raycast::coherent_order(black_box(rays), bounds);
+            let sorted: Vec<Ray> = order.iter().map(|&i| rays[i as usize]).collect();
+            for (&i, r) in order.iter().zip(&sorted) {
+                distance[i as usize] = mesh.cast(r, Interval::FORWARD).map_or(f32::INFINITY, |h| h.t);
+            }
+            distance.iter().filter(|d| d.is_finite()).count()
+        })
+    });
     group.finish();
 }
 

@@ -39,6 +39,7 @@ pub mod grid;
 mod hit;
 pub mod mesh;
 pub mod numeric;
+mod order;
 mod pages;
 mod ray;
 pub mod scene;
@@ -49,6 +50,7 @@ pub use error::ShapeError;
 pub use grid::{ChunkedVoxels, Grid, GridWalk, Step, VoxelVolume};
 pub use hit::{Hit, Part, Span};
 pub use mesh::TriMesh;
+pub use order::coherent_order;
 pub use ray::{Interval, Ray};
 pub use scene::{Filter, ObjectKey, Scene, SceneObject, Verdict};
 pub use shapes::{
