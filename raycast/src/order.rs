@@ -20,12 +20,13 @@ const ROUND: f32 = 8_388_608.0;
 
 /// The indices of `rays` in an order in which neighbours cross `bounds`
 /// (the box of what they are cast against: [`RayCast::local_bounds`] of a
-/// mesh, [`Scene::bounds`]) near
-/// each other heading the same way; ties keep the order given.
+/// mesh, [`Scene::bounds`]) near each other heading the same way; ties keep
+/// the order given.
 ///
 /// Only the time of the queries depends on the order, never their answers.
-/// An empty or unbounded box, or more than `u32::MAX` rays, gives the order
-/// as given.
+/// An empty or unbounded box gives the order as given. Indices are `u32`:
+/// a slice of more than `u32::MAX` rays gives an empty order (order its
+/// parts instead).
 ///
 /// Rays cast one after another that cross the same part of a tree find its
 /// nodes and triangles still in the core's caches, and its branches go the
@@ -87,11 +88,8 @@ const ROUND: f32 = 8_388_608.0;
 /// [`RayCast::local_bounds`]: crate::RayCast::local_bounds
 /// [`Scene::bounds`]: crate::Scene::bounds
 pub fn coherent_order(rays: &[Ray], bounds: Aabb) -> Vec<u32> {
-    let given = || (0..rays.len() as u32).collect();
-    let Some(keying) = Keying::new(bounds) else { return given() };
-    if rays.len() > u32::MAX as usize {
-        return given();
-    }
+    let Ok(n) = u32::try_from(rays.len()) else { return Vec::new() };
+    let Some(keying) = Keying::new(bounds) else { return (0..n).collect() };
     let keys: Vec<u16> = rays.iter().map(|r| keying.key(r)).collect();
     // One counting sort: a bucket per key.
     let mut start = vec![0u32; 1 << KEY_BITS];
