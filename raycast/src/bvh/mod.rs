@@ -81,9 +81,10 @@
 //! children a ray enters are sorted by entry `t`; the nearest is visited next
 //! and the others pushed far-to-near, and a popped entry whose `t` exceeds
 //! the current `t_max` (lowered by closer hits) is skipped. The any-order
-//! mode skips the sort (cheapest when every leaf is visited; a mesh's
-//! occlusion query uses the ordered mode, which reaches a hit after fewer
-//! nodes). With one or two children entered, the common case, the
+//! mode skips the sort: cheapest when every leaf is visited, and for
+//! occlusion (any-hit) queries too, where the ordered mode reaches a hit
+//! after fewer nodes but its sort costs more than they save (see
+//! `TriMesh::hits`). With one or two children entered, the common case, the
 //! single-ray walk takes no branch on their number or order: those were its
 //! costliest mispredictions on incoherent rays (see `descend`).
 //! Pushed inner nodes are prefetched (and pushed leaves announced to the
