@@ -151,6 +151,11 @@ impl TriMesh {
             (blocks.len() - 1) as u32
         });
         let (blocks, ids) = (crate::pages::on_huge_pages(blocks), crate::pages::on_huge_pages(ids));
+        // A loader's arrays usually come with spare capacity (the bunny's
+        // OBJ: 5 bytes a triangle); a mesh keeps them for its lifetime.
+        let (mut vertices, mut triangles) = (vertices, triangles);
+        vertices.shrink_to_fit();
+        triangles.shrink_to_fit();
         Ok(Self { vertices, triangles, bvh, blocks, ids, cull_back_faces: false })
     }
 
