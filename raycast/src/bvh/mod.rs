@@ -21,8 +21,11 @@
 //! prefetch of pushed children, and SAH leaves of several items to keep the
 //! tree small); for coherent rays, the node test and the ordering branches.
 //! Eight children halve a mesh tree's depth, so a ray's chain of dependent
-//! node loads is shorter: on the bunny 5.3 node visits a ray instead of 8.2,
-//! single incoherent rays 4–8 % faster and camera rays ~6 %. A ray then
+//! node loads is shorter: on the bunny 5.3 node visits a ray instead of 8.2
+//! (both with the greedy collapse used until stop 22), single incoherent
+//! rays 4–8 % faster and camera rays ~6 %. The optimal collapse
+//! (`build.rs`) then filled the nodes (6.1 children on average instead of
+//! 4.6; incoherent rays another 11–17 % faster). A ray then
 //! reads ~30 % more node bytes (5.3 × 256 against 8.2 × 128); on Zen 1 that
 //! made trees too large for the caches 16 % slower 8-wide in interleaved
 //! batches (the 1.1M-triangle bunny), so until stop 21 trees over 2 MiB of
