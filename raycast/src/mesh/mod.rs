@@ -99,7 +99,7 @@ impl TriMesh {
     /// # Errors
     /// [`ShapeError`] naming `vertices[i]` when a vertex is not finite, or
     /// `triangles[k]` when one of its indices is not below the vertex count.
-    pub fn try_new(vertices: Vec<Vec3>, triangles: Vec<[u32; 3]>) -> Result<Self, ShapeError> {
+    pub fn try_new(mut vertices: Vec<Vec3>, mut triangles: Vec<[u32; 3]>) -> Result<Self, ShapeError> {
         // The field name is formatted only for the vertex that fails: per
         // vertex it cost more than the rest of the validation.
         if let Some(i) = vertices.iter().position(|v| !v.is_finite()) {
@@ -153,7 +153,6 @@ impl TriMesh {
         let (blocks, ids) = (crate::pages::on_huge_pages(blocks), crate::pages::on_huge_pages(ids));
         // A loader's arrays usually come with spare capacity (the bunny's
         // OBJ: 5 bytes a triangle); a mesh keeps them for its lifetime.
-        let (mut vertices, mut triangles) = (vertices, triangles);
         vertices.shrink_to_fit();
         triangles.shrink_to_fit();
         Ok(Self { vertices, triangles, bvh, blocks, ids, cull_back_faces: false })
