@@ -54,6 +54,16 @@ fn walk_steps(c: &mut Criterion) {
             n
         })
     });
+    // The same walks summed by `fold` (the accumulator by value, not a
+    // variable the closure borrows).
+    g.bench_function("3d_steps_fold", |b| {
+        b.iter(|| {
+            rays.iter().fold(0i64, |n, r| {
+                GridWalk::<3>::new(&grid, black_box(r), Interval::SEGMENT, true)
+                    .fold(n, |n, s| n + i64::from(s.cell().x))
+            })
+        })
+    });
     let grid2 = Grid::<2>::default();
     let steps2: usize = rays
         .iter()

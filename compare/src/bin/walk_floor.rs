@@ -92,6 +92,14 @@ fn raycast_for_each(grid: &Grid<3>, rays: &[Ray]) -> (i64, usize) {
 }
 
 #[inline(never)]
+fn raycast_fold(grid: &Grid<3>, rays: &[Ray]) -> (i64, usize) {
+    rays.iter().fold((0i64, 0), |acc, r| {
+        GridWalk::<3>::new(grid, black_box(r), Interval::SEGMENT, true)
+            .fold(acc, |(sum, n), s| (sum + i64::from(s.cell().x), n + 1))
+    })
+}
+
+#[inline(never)]
 fn textbook(starts: &[Start]) -> (i64, usize) {
     let (mut sum, mut n) = (0i64, 0);
     for s in starts {
@@ -283,9 +291,10 @@ fn main() {
         .collect();
     let grid = Grid::<3>::default();
     let starts: Vec<Start> = rays.iter().map(start).collect();
-    let kernels: [(&str, &Kernel); 7] = [
+    let kernels: [(&str, &Kernel); 8] = [
         ("raycast GridWalk, for loop (exact)", &|| raycast_iter(&grid, &rays)),
         ("raycast GridWalk, for_each (exact)", &|| raycast_for_each(&grid, &rays)),
+        ("raycast GridWalk, fold (exact)", &|| raycast_fold(&grid, &rays)),
         ("textbook (branches, no ties)", &|| textbook(black_box(&starts))),
         ("select (branch-free f64, no ties)", &|| branch_free(black_box(&starts))),
         ("fixed (branch-free i64, no ties)", &|| fixed_point(black_box(&starts))),
