@@ -1769,6 +1769,13 @@ impl<const N: usize> Hot<N> {
             let med = fmax(lo, fmin(hi, t[2]));
             (sel, m, med - m)
         };
+        (self.advanced(k, sel), sel, m, gap)
+    }
+
+    /// The state with the axes of `sel` stepped (times advanced by `Δ`,
+    /// cells by ±1), branch-free.
+    #[inline(always)]
+    fn advanced(&self, k: &Consts, sel: u8) -> Self {
         let mut next = *self;
         for a in 0..N {
             let bit = (sel >> a) & 1;
@@ -1776,7 +1783,7 @@ impl<const N: usize> Hot<N> {
             next.tn[a] += f64::from_bits(k.dt[a].to_bits() & mask);
             next.cell[a] += k.step[a] & -i32::from(bit);
         }
-        (next, sel, m, gap)
+        next
     }
 
     /// See the x86_64 version.
@@ -1790,14 +1797,7 @@ impl<const N: usize> Hot<N> {
             sel |= u8::from(t[a] + tol.0 < other) << a;
             m = fmin(m, t[a]);
         }
-        let mut next = *self;
-        for a in 0..N {
-            let bit = (sel >> a) & 1;
-            let mask = 0u64.wrapping_sub(u64::from(bit));
-            next.tn[a] += f64::from_bits(k.dt[a].to_bits() & mask);
-            next.cell[a] += k.step[a] & -i32::from(bit);
-        }
-        (next, if sel == 0 { 0 } else { sel.trailing_zeros() as usize + 1 }, m, sel != 0)
+        (self.advanced(k, sel), if sel == 0 { 0 } else { sel.trailing_zeros() as usize + 1 }, m, sel != 0)
     }
 }
 
