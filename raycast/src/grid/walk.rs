@@ -424,7 +424,7 @@ impl<const N: usize> GridWalk<N> {
         (tol_fix, end, m)
     }
 
-    /// A number of the walk's next crossings that are all surely before
+    /// A number of the crossings after the times `tn` that are all surely before
     /// the segment's end: each fast step needs `m < t_fast_end`, and the
     /// first `n` crossings in time order are all earlier than `x` when `n`
     /// is at most the number of crossings earlier than `x`, counted per
@@ -435,9 +435,9 @@ impl<const N: usize> GridWalk<N> {
     /// below `tol_fix`, module docs) cannot carry one of them past
     /// `t_fast_end`. The drive then tests no end per step.
     #[inline(always)]
-    fn steps_before_end(&self) -> u32 {
+    fn steps_before_end(&self, tn: &[f64; N]) -> u32 {
         let x = self.t_fast_end - 2.0 * self.tol_fix;
-        (0..N).fold(0u32, |n, a| n.saturating_add(((x - self.tn[a]) / self.dt[a]) as u32))
+        (0..N).fold(0u32, |n, a| n.saturating_add(((x - tn[a]) / self.dt[a]) as u32))
     }
 
     /// The next plane of axis `a` (exact integer in `f64`).
@@ -795,44 +795,55 @@ impl<const N: usize> GridWalk<N> {
         // The cells' moves by the stepped axis ([`Hot::step`]'s `idx`).
         let moves: [[i32; 4]; N] =
             std::array::from_fn(|a| std::array::from_fn(|idx| if idx == a + 1 { self.step[a] } else { 0 }));
-        // The fast steps allowed before the slow path, and the rest of the
-        // segment's budget, given back on the way out.
-        let fast = |w: &Self| {
-            let left = w.fast_left.min(w.steps_before_end());
-            (left, w.fast_left - left, Tol::new(w.tol_fix))
-        };
+        // `left`: the fast steps allowed before the slow path; `spare`: the
+        // rest of the segment's budget, given back on the way out. The
+        // crossings before the segment's end are counted (three divisions)
+        // only when a fast step could be taken, once after each slow step:
+        // walks of ties (every step slow) never count them.
         let k = Consts::new(&self.dt, &self.step);
         let mut h = Hot::new(&self.tn, &self.cell);
         let mut cell = self.cell;
-        let (mut left, mut spare, mut tol) = fast(self);
+        let (mut left, mut spare, mut counted) = (0u32, self.fast_left, false);
+        let mut tol = Tol::new(self.tol_fix);
         loop {
             // Two fast steps per turn, `left` tested once for both.
-            let (next, idx, m, sure) = h.step(&k, tol, isa);
-            if sure && left > 1 {
-                h = next;
-                cell = std::array::from_fn(|a| cell[a].wrapping_add(moves[a][idx]));
-                acc = visit(acc, AXIS_BIT[idx], m, cell, h.times());
+            if left > 1 {
                 let (next, idx, m, sure) = h.step(&k, tol, isa);
                 if sure {
                     h = next;
-                    left -= 2;
                     cell = std::array::from_fn(|a| cell[a].wrapping_add(moves[a][idx]));
                     acc = visit(acc, AXIS_BIT[idx], m, cell, h.times());
-                    continue;
+                    let (next, idx, m, sure) = h.step(&k, tol, isa);
+                    if sure {
+                        h = next;
+                        left -= 2;
+                        cell = std::array::from_fn(|a| cell[a].wrapping_add(moves[a][idx]));
+                        acc = visit(acc, AXIS_BIT[idx], m, cell, h.times());
+                        continue;
+                    }
+                    left -= 1;
                 }
-                left -= 1;
             }
-            {
-                (self.cell, self.tn, self.fast_left) = (cell, h.times(), left + spare);
-                let (axes, t) = self.advance_slow();
-                if axes == 0 {
-                    return acc;
+            if !counted {
+                counted = true;
+                if h.step(&k, tol, isa).3 {
+                    let n = spare.min(self.steps_before_end(&h.times()));
+                    (left, spare) = (left + n, spare - n);
+                    if left > 1 {
+                        continue;
+                    }
                 }
-                h = Hot::new(&self.tn, &self.cell);
-                cell = self.cell;
-                (left, spare, tol) = fast(self);
-                acc = visit(acc, axes, t, self.cell, self.tn);
             }
+            (self.cell, self.tn, self.fast_left) = (cell, h.times(), left + spare);
+            let (axes, t) = self.advance_slow();
+            if axes == 0 {
+                return acc;
+            }
+            h = Hot::new(&self.tn, &self.cell);
+            cell = self.cell;
+            (left, spare, counted) = (0, self.fast_left, false);
+            tol = Tol::new(self.tol_fix);
+            acc = visit(acc, axes, t, self.cell, self.tn);
         }
     }
 
