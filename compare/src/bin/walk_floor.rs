@@ -2,7 +2,9 @@
 //!
 //! The grids issue asks for ≤ 2 ns per cell step on long dense walks.
 //! raycast's exact walk (`GridWalk`: ties decided exactly, supercover
-//! groups, a `Step` per group) is timed here next to three stripped-down
+//! groups, a `Step` per group; consumed by a `for` loop, by `for_each` with
+//! the sums in borrowed variables, and by `fold` with them in the
+//! accumulator) is timed here next to three stripped-down
 //! Amanatides–Woo walks written for this test that do strictly less work:
 //! no tie detection, no supercover, no `t_max` clamping, no step record —
 //! only "pick the axis with the smallest next crossing time, advance it".
