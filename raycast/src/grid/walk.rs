@@ -151,6 +151,12 @@ enum State {
 /// `t_min > t_max`, or the start cell is beyond [`CELL_LIMIT`]. A zero
 /// direction (or a zero-length segment) yields the start cell only.
 ///
+/// For long walks, prefer internal iteration (`for_each`, `fold`, `sum`,
+/// `count`, and adapters such as `map` that pass them on) to a `for` loop:
+/// it runs a loop that keeps the whole walk in registers and is compiled
+/// for AVX where the CPU has it, about 2.1 ns a step against 3.4–3.7 ns by
+/// [`Iterator::next`] on the bench's walks (Zen 4). The steps are the same.
+///
 /// # Examples
 /// ```
 /// use raycast::grid::{Grid, GridWalk};
