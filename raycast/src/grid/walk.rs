@@ -75,9 +75,9 @@
 //! [`GridWalk::drive_long`], compiled for AVX where the CPU has it, which
 //! also counts the crossings surely before the segment's end instead of
 //! testing it per step, keeps the cells in integer registers and takes
-//! two steps per turn: about 25 instructions per step. Anything else (a possible tie, the end, the cell
-//! limit, the end of a segment) takes the exact slow path, which then
-//! starts a new segment. The volumes drive this loop in place
+//! two steps per turn: about 24 instructions per step. Anything else (a
+//! possible tie, the end, the cell limit, the end of a segment) takes the
+//! exact slow path, which then starts a new segment. The volumes drive this loop in place
 //! ([`GridWalk::drive_with`]) and skip empty blocks of `2^L` cells with a coarse
 //! walk on the same planes, with the same fast step and filters
 //! ([`GridWalk::skip_empty`],
@@ -789,7 +789,7 @@ impl<const N: usize> GridWalk<N> {
     ///   operations are what limits the loop);
     /// * two fast steps per turn of the loop, the count tested once.
     ///
-    /// About 25 instructions per step (AVX) on the `walk_floor` bench's
+    /// About 24 instructions per step (AVX) on the `walk_floor` bench's
     /// segments, 2.2 ns on Zen 4, where the walk by `next` takes 3.3 ns.
     #[inline(always)]
     fn drive_long<A>(
