@@ -13,7 +13,9 @@
 //! they cannot reach 2 ns a step, no exact walk can on this core.
 //!
 //! * `textbook`: `f64` times, the axis chosen by branches (the classic loop);
-//! * `select`: `f64` times, the axis chosen branch-free (`select_unpredictable`);
+//! * `select`: `f64` times, the axis chosen by `select_unpredictable`
+//!   (LLVM still turns the updates of the times into branches, which the
+//!   predictor learns on walks it sees again and again: see below);
 //! * `fixed`: times as `i64` fixed point (1-cycle integer compares and
 //!   conditional moves instead of 3-cycle `f64` ones), branch-free;
 //! * `slab`: no serial choice of axis at all: the line is cut into slabs by
@@ -27,6 +29,14 @@
 //! grid/walk` (origins in [0, 8)³, random directions, 1000 cells long).
 //! Every walk's consumer adds the x cell of each step to a sum, as the
 //! bench does. Medians of 101 passes, CPU time of this thread.
+//!
+//! Printed first, on walks the branch predictor cannot learn by heart:
+//! 8192 other segments 1000 cells long (12.7 million steps a pass), timed
+//! by `fold` and `next`, and the `select` and `fixed` floors on them (a
+//! branchy loop that walks the same 64 segments 101 times is faster than
+//! it would be on new ones); and short walks (16 and 4 cells long) by
+//! `fold` and `next`, where a walk's set-up and its last steps weigh.
+//! Medians of 11 passes.
 //!
 //! Run: `cd compare && cargo run --release --bin walk_floor`.
 
@@ -282,38 +292,64 @@ fn slab<const CONSUME: bool>(rays: &[Ray]) -> (i64, usize) {
 /// A timed pass: (checksum, steps).
 type Kernel<'a> = dyn Fn() -> (i64, usize) + 'a;
 
-fn main() {
-    let mut s = 7u64;
-    let rays: Vec<Ray> = (0..64)
+/// `n` segments from origins in [0, 8)³ in random directions, `len` cells
+/// long (the bench's segments for `n = 64`, `len = 1000`, `seed = 7`).
+fn segments(n: usize, len: f32, seed: u64) -> Vec<Ray> {
+    let mut s = seed;
+    (0..n)
         .map(|_| {
             let o = vec3(rng(&mut s), rng(&mut s), rng(&mut s)) * 8.0;
-            let d = (vec3(rng(&mut s), rng(&mut s), rng(&mut s)) - 0.5).normalize() * 1000.0;
+            let d = (vec3(rng(&mut s), rng(&mut s), rng(&mut s)) - 0.5).normalize() * len;
             Ray::new(o, d)
         })
+        .collect()
+}
+
+/// Median ns per step of `passes` runs of `f` (which returns its steps).
+fn median_ns(passes: usize, f: &Kernel) -> (usize, f64) {
+    let steps = f().1;
+    let mut ns: Vec<f64> = (0..passes)
+        .map(|_| {
+            let t = cpu_secs();
+            black_box(f());
+            (cpu_secs() - t) * 1e9 / steps as f64
+        })
         .collect();
+    ns.sort_by(f64::total_cmp);
+    (steps, ns[passes / 2])
+}
+
+fn main() {
     let grid = Grid::<3>::default();
+    let (many, short, tiny) =
+        (segments(8192, 1000.0, 99), segments(1 << 16, 16.0, 98), segments(1 << 18, 4.0, 97));
+    println!("walks the predictor cannot learn by heart; median ns per cell step over 11 passes");
+    for (name, rs) in
+        [("8192 segments 1000 cells", &many), ("65536 of 16 cells", &short), ("262144 of 4 cells", &tiny)]
+    {
+        let (steps, fold) = median_ns(11, &|| raycast_fold(&grid, rs));
+        let (_, next) = median_ns(11, &|| raycast_iter(&grid, rs));
+        println!("  {name:26} {steps:9} steps  fold {fold:.2}, for loop {next:.2}");
+    }
+    let starts_many: Vec<Start> = many.iter().map(start).collect();
+    let (steps, select) = median_ns(11, &|| branch_free(black_box(&starts_many)));
+    let (_, fixed) = median_ns(11, &|| fixed_point(black_box(&starts_many)));
+    println!("  {:26} {steps:9} steps  select {select:.2}, fixed {fixed:.2}", "the same 8192, floors");
+    let rays = segments(64, 1000.0, 7);
     let starts: Vec<Start> = rays.iter().map(start).collect();
     let kernels: [(&str, &Kernel); 8] = [
         ("raycast GridWalk, for loop (exact)", &|| raycast_iter(&grid, &rays)),
         ("raycast GridWalk, for_each (exact)", &|| raycast_for_each(&grid, &rays)),
         ("raycast GridWalk, fold (exact)", &|| raycast_fold(&grid, &rays)),
         ("textbook (branches, no ties)", &|| textbook(black_box(&starts))),
-        ("select (branch-free f64, no ties)", &|| branch_free(black_box(&starts))),
+        ("select (f64, no ties)", &|| branch_free(black_box(&starts))),
         ("fixed (branch-free i64, no ties)", &|| fixed_point(black_box(&starts))),
         ("slab (major-axis slabs, no ties)", &|| slab::<true>(black_box(&rays))),
         ("slab, steps produced, not read", &|| slab::<false>(black_box(&rays))),
     ];
     println!("64 segments 1000 cells long; median ns per cell step over 101 passes");
     for (name, f) in kernels {
-        let steps = f().1;
-        let mut ns: Vec<f64> = (0..101)
-            .map(|_| {
-                let t = cpu_secs();
-                black_box(f());
-                (cpu_secs() - t) * 1e9 / steps as f64
-            })
-            .collect();
-        ns.sort_by(f64::total_cmp);
-        println!("  {name:38} {steps:6} steps  {:.2} ns/step", ns[50]);
+        let (steps, ns) = median_ns(101, f);
+        println!("  {name:38} {steps:6} steps  {ns:.2} ns/step");
     }
 }
