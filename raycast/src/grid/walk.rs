@@ -74,7 +74,7 @@
 //! ([`Iterator::fold`], `for_each`, `sum`, ...) runs
 //! [`GridWalk::drive_long`], compiled for AVX where the CPU has it, which
 //! also counts the crossings surely before the segment's end instead of
-//! testing it per step, keeps the cells in integer registers and takes
+//! testing it per step (it tests it only past that count), keeps the cells in integer registers and takes
 //! two steps per turn: about 24 instructions per step. Anything else (a
 //! possible tie, the end, the cell limit, the end of a segment) takes the
 //! exact slow path, which then starts a new segment. The volumes drive this loop in place
@@ -439,7 +439,8 @@ impl<const N: usize> GridWalk<N> {
     /// NaN) are earlier than `x` up to rounding, and with `x = t_fast_end −
     /// 2·tol_fix` the rounding of the quotient and of the walk's sums (far
     /// below `tol_fix`, module docs) cannot carry one of them past
-    /// `t_fast_end`. The drive then tests no end per step.
+    /// `t_fast_end`. The drive then tests no end per step for those (only
+    /// for the few crossings past the count, see [`GridWalk::drive_long`]).
     #[inline(always)]
     fn steps_before_end(&self, tn: &[f64; N]) -> u32 {
         let x = self.t_fast_end - 2.0 * self.tol_fix;
