@@ -318,13 +318,16 @@ impl ChunkedVoxels {
         loop {
             let more = match flow {
                 Flow::Go => true,
-                Flow::SkipFar => w.skip_empty::<CHUNK_BITS>([0; 3], isa, |k| self.chunks.get(k).is_none()),
+                Flow::SkipFar => w.skip_empty::<CHUNK_BITS>([0; 3], isa, self.clip.inv_size(), |k| {
+                    self.chunks.get(k).is_none()
+                }),
                 // Inlined (at both of its calls in `skip_empty`): out of
                 // line, a call, its frame and the state through memory cost
                 // more than the test.
                 Flow::Skip => w.skip_empty::<2>(
                     [0; 3],
                     isa,
+                    self.clip.inv_size(),
                     #[inline(always)]
                     |kb: [i32; 3]| {
                         let key = kb.map(|x| x >> 2);

@@ -401,7 +401,7 @@ impl VoxelVolume {
         let mut st = Walk { idx: idx0, skipped: usize::MAX, last: u32::MAX, found: (0, 0.0, [0; 3]) };
         if word0 == 0 {
             st.skipped = idx0;
-            if !w.skip_empty::<2>(base, isa, self.bricks(idx0, neg)) {
+            if !w.skip_empty::<2>(base, isa, self.clip.inv_size(), self.bricks(idx0, neg)) {
                 return None;
             }
         } else {
@@ -460,7 +460,7 @@ impl VoxelVolume {
             });
             match flow {
                 Flow::Skip => {
-                    if !w.skip_empty::<2>(base, isa, self.bricks(st.skipped, neg)) {
+                    if !w.skip_empty::<2>(base, isa, self.clip.inv_size(), self.bricks(st.skipped, neg)) {
                         return None;
                     }
                 }

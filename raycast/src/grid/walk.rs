@@ -954,7 +954,8 @@ impl<const N: usize> GridWalk<N> {
     /// cell it cares about is touched before `ts`.
     ///
     /// Per axis the first plane crossed at or after `ts` is estimated from
-    /// the `f64` position at `ts` and then confirmed with the time filter
+    /// the `f64` position at `ts` (by `inv_size`, `1 / size` per axis as
+    /// [`BoxClip`] keeps it) and then confirmed with the time filter
     /// (its time and its predecessor's are farther than `tol` from `ts`),
     /// or moved by exact comparisons ([`Terms`]) when either is closer.
     ///
@@ -964,15 +965,15 @@ impl<const N: usize> GridWalk<N> {
     /// Always inlined (its one call is in [`GridWalk::skip_empty`]), so that
     /// it is compiled with the volumes' target features.
     #[inline(always)]
-    pub(crate) fn skip_to(&mut self, ts: f64, isa: Isa) {
+    pub(crate) fn skip_to(&mut self, ts: f64, isa: Isa, inv_size: &[f64; 4]) {
         #[cfg(target_arch = "x86_64")]
         if isa.avx() {
             // SAFETY: the CPU has AVX (an `Isa` says so only then).
-            unsafe { self.skip_to_avx(ts) };
+            unsafe { self.skip_to_avx(ts, inv_size) };
             return;
         }
         let _ = isa;
-        self.skip_to_base(ts);
+        self.skip_to_base(ts, inv_size);
     }
 
     /// [`GridWalk::skip_to`] with AVX, out of line: a skip is rare next to
@@ -984,15 +985,15 @@ impl<const N: usize> GridWalk<N> {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx")]
     #[inline(never)]
-    unsafe fn skip_to_avx(&mut self, ts: f64) {
-        self.skip_to_with::<V4>(ts);
+    unsafe fn skip_to_avx(&mut self, ts: f64, inv_size: &[f64; 4]) {
+        self.skip_to_with::<V4>(ts, inv_size);
     }
 
     /// [`GridWalk::skip_to`] on the baseline, out of line (see
     /// [`GridWalk::skip_to_avx`]).
     #[inline(never)]
-    fn skip_to_base(&mut self, ts: f64) {
-        self.skip_to_with::<V>(ts);
+    fn skip_to_base(&mut self, ts: f64, inv_size: &[f64; 4]) {
+        self.skip_to_with::<V>(ts, inv_size);
     }
 
     /// [`GridWalk::skip_to`], its common case on lanes `L`.
@@ -1002,22 +1003,26 @@ impl<const N: usize> GridWalk<N> {
     /// the renewal's sync, which would change nothing, are left out (a
     /// dozen instructions each).
     #[inline(always)]
-    fn skip_to_with<L: Lanes>(&mut self, ts: f64) {
+    fn skip_to_with<L: Lanes>(&mut self, ts: f64, inv_size: &[f64; 4]) {
         debug_assert_eq!(self.fast_given, self.fast_left);
         if !ts.is_finite() {
             return;
         }
-        if self.skip_to_lanes::<L>(ts) {
+        if self.skip_to_lanes::<L>(ts, inv_size) {
             self.renew_synced();
             return;
         }
-        for a in 0..N {
+        for (a, &inv_size) in inv_size.iter().enumerate().take(N) {
             let s = i64::from(self.step[a]);
             if s == 0 {
                 continue;
             }
-            // Position at ts in cells: (o + ts·d − origin) / size.
-            let x = (ts * self.dh[a] - self.c[a]) / self.size[a];
+            // Position at ts in cells, `(o + ts·d − origin) / size`, by the
+            // reciprocal the volume keeps (no division: a cast skips about
+            // once per ray, and the division's latency was 1–2 % of it). Any
+            // estimate will do: the loops below move `n` to the first plane
+            // at or after `ts`, so only how soon they stop depends on it.
+            let x = (ts * self.dh[a] - self.c[a]) * inv_size;
             let lim = f64::from(CELL_LIMIT) + 1.0;
             // Finite here (ts and the walk's inputs are), so the casts are exact.
             let x = x.clamp(-lim, lim);
@@ -1116,9 +1121,13 @@ impl<const N: usize> GridWalk<N> {
     /// Each lane computes what the loops compute first for its axis, by the
     /// same operations (`⌊x⌋` and `⌈x⌉ = −⌊−x⌋` of `|x| ≤ 2^29 + 1` by
     /// truncation and a correction, exact; the plane indices are integers
-    /// below 2^31, exact in `f64`), so the result is theirs bit for bit.
+    /// below 2^31, exact in `f64`), so the result is theirs bit for bit
+    /// (and it is the first plane at or after `ts` either way).
+    ///
+    /// `inv_size` is `1 / size` per axis (`[x, y, z, z]`, as [`BoxClip`]
+    /// keeps it), for the position at `ts` in cells.
     #[inline(always)]
-    fn skip_to_lanes<L: Lanes>(&mut self, ts: f64) -> bool {
+    fn skip_to_lanes<L: Lanes>(&mut self, ts: f64, inv_size: &[f64; 4]) -> bool {
         if N != 3 {
             return false;
         }
@@ -1128,7 +1137,7 @@ impl<const N: usize> GridWalk<N> {
         let (d, c, size, inv) = (l3(&self.dh), l3(&self.c), l3(&self.size), l3(&self.inv));
         // Position at ts in cells, clamped, as in `skip_to`.
         let lim = f64::from(CELL_LIMIT) + 1.0;
-        let x = ((L::splat(ts) * d - c) / size).max(L::splat(-lim)).min(L::splat(lim));
+        let x = ((L::splat(ts) * d - c) * L::load4(inv_size)).max(L::splat(-lim)).min(L::splat(lim));
         let tr = x.trunc();
         // `m.and(one)` is `select(m, one, zero)` for a mask `m` (all bits
         // set or none: `1.0` or `+0.0`), in one `and` where LLVM turns the
@@ -1159,7 +1168,8 @@ impl<const N: usize> GridWalk<N> {
     }
 
     /// Skips blocks of `2^L` cells per axis (block `k` holds cells
-    /// `base + k·2^L ..`) that `empty` says hold nothing of interest.
+    /// `base + k·2^L ..`) that `empty` says hold nothing of interest
+    /// (`inv_size`: see [`GridWalk::skip_to`]).
     ///
     /// A coarse DDA on the block grid starts in the block of the current
     /// cell and steps while each crossing is surely alone (the same `f64`
@@ -1189,6 +1199,7 @@ impl<const N: usize> GridWalk<N> {
         &mut self,
         base: [i32; N],
         isa: Isa,
+        inv_size: &[f64; 4],
         mut blocks: impl Blocks<N>,
     ) -> bool {
         self.sync();
@@ -1291,7 +1302,7 @@ impl<const N: usize> GridWalk<N> {
             budget = FAST_BUDGET;
             (tol_f, end_f) = self.fast_segment(&tc, &dtc, budget);
         };
-        self.skip_to(ts, isa);
+        self.skip_to(ts, isa, inv_size);
         true
     }
 }
@@ -1354,6 +1365,12 @@ pub(crate) struct BoxClip {
 }
 
 impl BoxClip {
+    /// `1 / cell_size` per axis (`[x, y, z, z]`), for [`GridWalk::skip_empty`].
+    #[inline(always)]
+    pub(crate) fn inv_size(&self) -> &[f64; 4] {
+        &self.inv_size
+    }
+
     /// The constants for cells `lo_cell ..= hi_cell` of `grid`.
     #[inline(always)]
     pub(crate) fn new(grid: &Grid<3>, lo_cell: [i32; 3], hi_cell: [i32; 3]) -> Self {
@@ -2460,6 +2477,12 @@ mod tests {
     use super::*;
     use glam::{vec2, vec3};
 
+    /// `1 / size` of a walk's grid, as [`BoxClip`] keeps it.
+    fn inv_size(w: &GridWalk<3>) -> [f64; 4] {
+        let s = w.size;
+        [1.0 / s[0], 1.0 / s[1], 1.0 / s[2], 1.0 / s[2]]
+    }
+
     #[test]
     fn start_cell_is_exact_on_and_near_planes() {
         // 0.1 is not representable: the plane 3·0.1f32 lies slightly off 0.3f32.
@@ -2606,7 +2629,7 @@ mod tests {
             };
             let mut skipped = walk;
             assert!(skipped.begin());
-            skipped.skip_to(ts, Isa::BASELINE);
+            skipped.skip_to(ts, Isa::BASELINE, &inv_size(&skipped));
             assert_eq!(rest(skipped), steps[i..], "{ray:?} ts {ts}");
         }
     }
@@ -2625,7 +2648,7 @@ mod tests {
             let steps: Vec<_> = plain.collect();
             let mut skipped = walk.clone();
             assert!(skipped.begin());
-            let rest: Vec<_> = if skipped.skip_empty::<2>(base, Isa::BASELINE, &empty) {
+            let rest: Vec<_> = if skipped.skip_empty::<2>(base, Isa::BASELINE, &inv_size(&skipped), &empty) {
                 skipped.collect()
             } else {
                 Vec::new()
