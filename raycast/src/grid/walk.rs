@@ -1012,7 +1012,7 @@ impl<const N: usize> GridWalk<N> {
             self.renew_synced();
             return;
         }
-        for (a, &inv_size) in inv_size.iter().enumerate().take(N) {
+        for (a, &inv_a) in inv_size.iter().enumerate().take(N) {
             let s = i64::from(self.step[a]);
             if s == 0 {
                 continue;
@@ -1022,7 +1022,7 @@ impl<const N: usize> GridWalk<N> {
             // once per ray, and the division's latency was 1–2 % of it). Any
             // estimate will do: the loops below move `n` to the first plane
             // at or after `ts`, so only how soon they stop depends on it.
-            let x = (ts * self.dh[a] - self.c[a]) * inv_size;
+            let x = (ts * self.dh[a] - self.c[a]) * inv_a;
             let lim = f64::from(CELL_LIMIT) + 1.0;
             // Finite here (ts and the walk's inputs are), so the casts are exact.
             let x = x.clamp(-lim, lim);
