@@ -8,6 +8,14 @@
 //! `VoxelVolume::word_of`).
 //!
 //! # Cast
+//! Two walks give the same answers. The *certified* walk (module
+//! `certified`) runs first: a plain floating-point walk of the cells and
+//! the bricks that proves each of its decisions by an error bound and
+//! gives up at the first it cannot prove (a tie or near-tie, extreme
+//! inputs, a zero direction component). Nearly every ray is answered there.
+//! The others are answered by the *exact* walk (`cast_exact`), described
+//! below.
+//!
 //! A ray is clipped to the volume's cells (grown by half a cell, with the
 //! clip's rounding bounded so that it never skips a cell: see
 //! `GridWalk::ray_in_box`), then walked with the exact supercover walk driven in
@@ -25,11 +33,14 @@
 //! three-operand forms spare the register copies of the SSE2 step. No fused
 //! multiply–add is enabled, so every result is bit for bit the same.
 
+mod certified;
+
 use super::voxels::{best_compiled, hit_in, Found, Isa, VoxelHit};
 use super::walk::{Blocks, BoxClip, Flow, GridWalk, Step, CELL_LIMIT};
 use super::Grid;
 use crate::shapes::RayCast;
 use crate::{Aabb, Hit, Interval, Ray, ShapeError};
+use certified::{CertConsts, Certified};
 use glam::{I64Vec3, IVec3, UVec3, Vec3};
 
 /// A dense volume of `dims` cells starting at cell `min_cell` of a [`Grid`];
@@ -80,6 +91,8 @@ pub struct VoxelVolume {
     /// (kept: every cast clips to that box, and they depend on it and the
     /// grid only).
     clip: BoxClip,
+    /// The certified cast's constants (see `certified`).
+    cert: CertConsts,
 }
 
 /// The bricks for [`GridWalk::skip_empty`] ([`Blocks`]), with the padded
@@ -180,6 +193,7 @@ impl VoxelVolume {
             moves,
             count: 0,
             clip: BoxClip::new(&grid, min_cell.to_array(), max_cell.to_array()),
+            cert: CertConsts::new(min_cell.to_array(), (bdims + 2).to_array(), stride),
         })
     }
 
@@ -333,9 +347,23 @@ impl VoxelVolume {
         )
     }
 
-    /// [`VoxelVolume::cast_cell`] for any CPU, as a [`Found`].
+    /// [`VoxelVolume::cast_cell`] for any CPU, as a [`Found`]: the
+    /// certified cast (see `certified`), and where it is unsure, the exact walk.
     #[inline(always)]
     fn cast_cell_any(&self, ray: &Ray, range: Interval, isa: Isa) -> Option<Found> {
+        if self.count == 0 {
+            return None;
+        }
+        match self.cast_certified(ray, range, isa) {
+            Certified::Hit(found) => Some(found),
+            Certified::Miss => None,
+            Certified::Unsure => self.cast_exact(ray, range, isa),
+        }
+    }
+
+    /// [`VoxelVolume::cast_cell_any`] by the exact walk alone.
+    #[inline(always)]
+    fn cast_exact(&self, ray: &Ray, range: Interval, isa: Isa) -> Option<Found> {
         if self.count == 0 {
             return None;
         }

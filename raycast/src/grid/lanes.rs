@@ -48,10 +48,22 @@ pub(super) trait Lanes:
     fn ne(self, o: Self) -> Self;
     fn max(self, o: Self) -> Self;
     fn min(self, o: Self) -> Self;
+    /// The lanes as two SSE2 registers, `[x, y]` and `[z, z]`.
+    #[cfg(target_arch = "x86_64")]
+    fn halves(self) -> (std::arch::x86_64::__m128d, std::arch::x86_64::__m128d);
 
     #[inline(always)]
     fn from_i32(c: [i32; 3]) -> Self {
         Self::new(c.map(f64::from))
+    }
+
+    /// `⌊lane⌋` (|lane| < 2^31): the truncation, less 1 where it rounded
+    /// up. `m.and(1)` is `select(m, 1, +0)` for a mask `m` in one `and`
+    /// (LLVM turns the blend into a sign test and more).
+    #[inline(always)]
+    fn floor(self) -> Self {
+        let tr = self.trunc();
+        tr - tr.gt(self).and(Self::splat(1.0))
     }
 }
 
@@ -179,6 +191,11 @@ mod x86 {
             unsafe { (_mm_movemask_pd(self.xy) | (_mm_movemask_pd(self.zz) & 1) << 2) as u8 }
         }
 
+        #[inline(always)]
+        fn halves(self) -> (__m128d, __m128d) {
+            (self.xy, self.zz)
+        }
+
         binary_methods!(v_zip;
             and => _mm_and_pd, or => _mm_or_pd,
             gt => _mm_cmpgt_pd, ge => _mm_cmpge_pd, lt => _mm_cmplt_pd,
@@ -267,6 +284,12 @@ mod x86 {
         #[inline(always)]
         fn bits(self) -> u8 {
             unsafe { (_mm256_movemask_pd(self.0) & 7) as u8 }
+        }
+
+        #[inline(always)]
+        fn halves(self) -> (__m128d, __m128d) {
+            // The high half is `[z, z]` (every `V4` keeps lane 3 equal to lane 2).
+            unsafe { (_mm256_castpd256_pd128(self.0), _mm256_extractf128_pd::<1>(self.0)) }
         }
 
         binary_methods!(v4_op;

@@ -1371,6 +1371,56 @@ impl BoxClip {
         &self.inv_size
     }
 
+    /// The grid's `origin`, `cell_size` and `1 / cell_size` as lanes.
+    #[inline(always)]
+    pub(super) fn grid_lanes<L: Lanes>(&self) -> (L, L, L) {
+        (L::load4(&self.origin), L::load4(&self.size), L::load4(&self.inv_size))
+    }
+
+    /// The clip of [`GridWalk::ray_in_box`]'s common case (a ray with
+    /// every direction component non-zero; [`Clipped::General`] otherwise),
+    /// on lanes: the range of `t`
+    /// over which `ray` is in the box grown by half a cell, with its bounds
+    /// moved outward by `8u·M·|1/d|` (see `ray_in_box`) and rounded outward
+    /// to `f32`, so that it surely covers the grown box.
+    ///
+    /// The same operations in the same order as [`GridWalk::clip_to_box`]
+    /// (each lane one axis's scalar computation, the reductions over the
+    /// axes in the same order), so the same bits.
+    #[inline(always)]
+    pub(super) fn clip_lanes<L: Lanes>(&self, ray: &Ray, range: Interval) -> Clipped<L> {
+        let (d, o) =
+            (L::new(ray.dir.to_array().map(f64::from)), L::new(ray.origin.to_array().map(f64::from)));
+        // Finite (NaN fails too) and non-zero components, a non-empty range.
+        let inf = L::splat(f64::INFINITY);
+        if o.abs().lt(inf).and(d.abs().lt(inf)).bits() != 7 || range.is_empty() {
+            // No walk (as `clip_to_box` answers).
+            return Clipped::Miss;
+        }
+        if d.ne(L::splat(0.0)).bits() != 7 {
+            return Clipped::General;
+        }
+        let inv = L::splat(1.0) / d;
+        let (lo, hi) = (L::load4(&self.lo), L::load4(&self.hi));
+        let mag = o.abs() + L::load4(&self.origin).abs() + L::load4(&self.span);
+        let slack = L::splat(8.0 * U) * mag * inv.abs();
+        let up = d.gt(L::splat(0.0));
+        let t_in = ((L::select(up, lo, hi) - o) * inv - slack).get();
+        let t_out = ((L::select(up, hi, lo) - o) * inv + slack).get();
+        let (mut t0, mut t1) = (f64::from(range.min), f64::from(range.max));
+        for a in 0..3 {
+            t0 = fmax(t0, t_in[a]);
+            t1 = fmin(t1, t_out[a]);
+        }
+        let overlaps = t0 <= t1;
+        if !overlaps {
+            return Clipped::Miss;
+        }
+        let t_min = if t0 == f64::from(range.min) { range.min } else { round_down(t0) };
+        let t_max = if t1 == f64::from(range.max) { range.max } else { round_up(t1) };
+        Clipped::In(ClipLanes { d, o, inv, up, t_min, t_max })
+    }
+
     /// The constants for cells `lo_cell ..= hi_cell` of `grid`.
     #[inline(always)]
     pub(crate) fn new(grid: &Grid<3>, lo_cell: [i32; 3], hi_cell: [i32; 3]) -> Self {
@@ -1415,6 +1465,29 @@ const STEPS: [[i32; 3]; 8] = {
     }
     t
 };
+
+/// What [`BoxClip::clip_lanes`] found.
+pub(super) enum Clipped<L> {
+    /// The ray meets the grown box.
+    In(ClipLanes<L>),
+    /// The ray misses the grown box, or has no walk (a component not
+    /// finite, an empty range).
+    Miss,
+    /// Not the common case (a zero component).
+    General,
+}
+
+/// A ray clipped by [`BoxClip::clip_lanes`]: its direction `d`, origin `o`,
+/// `inv = fl(1/d)` and the mask `up` of `d > 0`, as lanes, and the clipped
+/// range `[t_min, t_max]`.
+pub(super) struct ClipLanes<L> {
+    pub(super) d: L,
+    pub(super) o: L,
+    pub(super) inv: L,
+    pub(super) up: L,
+    pub(super) t_min: f32,
+    pub(super) t_max: f32,
+}
 
 /// What [`GridWalk::fast_setup`] found.
 enum Fast {
@@ -1690,19 +1763,6 @@ impl<const N: usize> Hot<N> {
     #[inline(always)]
     fn step(&self, k: &Consts, tol: Tol, isa: Isa) -> (Self, usize, f64, bool) {
         use std::arch::x86_64::*;
-        // `select(m, x, y)` for a compare mask `m` (all bits set or none).
-        // With AVX, `blendvpd`: LLVM makes the portable form a byte blend
-        // (`pblendvb`), an integer operation whose inputs and output cross
-        // between the FP and integer domains, on the chain of the times.
-        #[inline(always)]
-        fn select(m: __m128d, x: __m128d, y: __m128d, isa: Isa) -> __m128d {
-            if isa.avx() {
-                // SAFETY: the CPU has AVX, so SSE4.1 (`Isa` says so only then).
-                unsafe { _mm_blendv_pd(y, x, m) }
-            } else {
-                unsafe { _mm_or_pd(_mm_and_pd(m, x), _mm_andnot_pd(m, y)) }
-            }
-        }
         unsafe {
             let (a, b, tol) = (self.a, self.b, tol.0);
             let s = _mm_shuffle_pd::<1>(a, a);
@@ -1715,8 +1775,8 @@ impl<const N: usize> Hot<N> {
                 (_mm_cmplt_pd(_mm_add_pd(b, tol), mn), _mm_min_sd(mn, b))
             };
             let next = Self {
-                a: select(sure01, _mm_add_pd(a, k.d01), a, isa),
-                b: if N == 2 { b } else { select(sure2, _mm_add_pd(b, k.d22), b, isa) },
+                a: select_pd(sure01, _mm_add_pd(a, k.d01), a, isa),
+                b: if N == 2 { b } else { select_pd(sure2, _mm_add_pd(b, k.d22), b, isa) },
                 c01: _mm_add_epi64(self.c01, _mm_and_si128(_mm_castpd_si128(sure01), k.s01)),
                 c2: if N == 2 {
                     self.c2
@@ -1729,6 +1789,28 @@ impl<const N: usize> Hot<N> {
             let idx = (_mm_movemask_pd(sure01) + _mm_movemask_pd(sure2)) as u32;
             (next, idx as usize & 3, _mm_cvtsd_f64(m), idx != 0)
         }
+    }
+}
+
+/// `m ? x : y` per lane for a compare mask `m` (all bits set or none).
+/// With AVX, `blendvpd`: LLVM makes the portable form a byte blend
+/// (`pblendvb`), an integer operation whose inputs and output cross
+/// between the FP and integer domains, on the chain of a walk's times.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(super) fn select_pd(
+    m: std::arch::x86_64::__m128d,
+    x: std::arch::x86_64::__m128d,
+    y: std::arch::x86_64::__m128d,
+    isa: Isa,
+) -> std::arch::x86_64::__m128d {
+    use std::arch::x86_64::*;
+    if isa.avx() {
+        // SAFETY: the CPU has AVX, so SSE4.1 (`Isa` says so only then).
+        unsafe { _mm_blendv_pd(y, x, m) }
+    } else {
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        unsafe { _mm_or_pd(_mm_and_pd(m, x), _mm_andnot_pd(m, y)) }
     }
 }
 
@@ -1854,7 +1936,7 @@ impl<const N: usize> Hot<N> {
 
 /// `max(a, b)` without NaN handling (see [`fmin`]).
 #[inline(always)]
-fn fmax(a: f64, b: f64) -> f64 {
+pub(super) fn fmax(a: f64, b: f64) -> f64 {
     if b > a {
         b
     } else {
@@ -1864,7 +1946,7 @@ fn fmax(a: f64, b: f64) -> f64 {
 
 /// `t` rounded to `f32` and clamped to `[t_min, t_max]` ([`GridWalk::step_t`]).
 #[inline(always)]
-fn clamp_step_t(t: f64, t_min: f32, t_max: f32) -> f32 {
+pub(super) fn clamp_step_t(t: f64, t_min: f32, t_max: f32) -> f32 {
     // Plain compares (t is never NaN here): two instructions, no panic path.
     let t = t as f32;
     let t = if t < t_min { t_min } else { t };
@@ -1878,7 +1960,7 @@ fn clamp_step_t(t: f64, t_min: f32, t_max: f32) -> f32 {
 /// `min(a, b)` without the NaN handling of `f64::min` (the walk's times
 /// are never NaN: finite or `+∞`), so it is one `minsd`.
 #[inline(always)]
-fn fmin(a: f64, b: f64) -> f64 {
+pub(super) fn fmin(a: f64, b: f64) -> f64 {
     if b < a {
         b
     } else {
@@ -2142,33 +2224,12 @@ impl GridWalk<3> {
         debug_assert_eq!(clip.size[..3], grid.cell_size.map(f64::from));
         let o64 = ray.origin.to_array().map(f64::from);
         let (origin, size64) = (&clip.origin, &clip.size);
-        let (d, o, org, size) = (L::new(dh), L::new(o64), L::load4(origin), L::load4(size64));
-        // Finite (NaN fails too) and non-zero components, a non-empty range.
-        let inf = L::splat(f64::INFINITY);
-        let finite = o.abs().lt(inf).and(d.abs().lt(inf)).and(d.ne(L::splat(0.0)));
-        if finite.bits() != 7 || range.is_empty() {
-            return Fast::General;
-        }
-        // The clip, as `clip_to_box` (the box's own terms from `clip`,
-        // computed once per box by the same operations).
-        let inv = L::splat(1.0) / d;
-        let (lo, hi) = (L::load4(&clip.lo), L::load4(&clip.hi));
-        let mag = o.abs() + org.abs() + L::load4(&clip.span);
-        let slack = L::splat(8.0 * U) * mag * inv.abs();
-        let up = d.gt(L::splat(0.0));
-        let t_in = ((L::select(up, lo, hi) - o) * inv - slack).get();
-        let t_out = ((L::select(up, hi, lo) - o) * inv + slack).get();
-        let (mut t0, mut t1) = (f64::from(range.min), f64::from(range.max));
-        for a in 0..3 {
-            t0 = fmax(t0, t_in[a]);
-            t1 = fmin(t1, t_out[a]);
-        }
-        let overlaps = t0 <= t1;
-        if !overlaps {
-            return Fast::Miss;
-        }
-        let t_min = if t0 == f64::from(range.min) { range.min } else { round_down(t0) };
-        let t_max = if t1 == f64::from(range.max) { range.max } else { round_up(t1) };
+        let (org, size) = (L::load4(origin), L::load4(size64));
+        let ClipLanes { d, o, inv, up, t_min, t_max } = match clip.clip_lanes::<L>(ray, range) {
+            Clipped::In(c) => c,
+            Clipped::Miss => return Fast::Miss,
+            Clipped::General => return Fast::General,
+        };
         let atmin = f64::from(t_min).abs();
         // The start cell, as `start_cell`: its estimate, its filter, and
         // where that fails, `start_cell` itself.
@@ -2181,9 +2242,7 @@ impl GridWalk<3> {
             return Fast::General;
         }
         // ⌊x⌋ (|x| ≤ 2^29 + 2: the truncation fits an i32 and is exact in f64).
-        let tr = x.trunc();
-        // `m.and(1)`: `select(m, 1, +0)` in one `and` (see `skip_to_lanes`).
-        let n = tr - tr.gt(x).and(L::splat(1.0));
+        let n = x.floor();
         let err = L::splat(8.0 * U) * (o.abs() + (t0 * d).abs() + org.abs()) * inv_s;
         let frac = x - n;
         let sure = frac

@@ -1,0 +1,817 @@
+//! The dense volume's certified cast: a plain floating-point walk whose
+//! every decision is certified by an error bound, with the exact walk as
+//! the fallback for whatever it cannot certify.
+//!
+//! # Why
+//! The exact walk ([`GridWalk`](crate::grid::GridWalk)) decides ties in
+//! place and carries the state that needs (step counts, growing
+//! tolerances, the hand-over between the brick grid and the cells by
+//! exact search). On a ray with no tie near its path, which is nearly
+//! every ray, none of that changes an answer. This walk keeps only what
+//! such a ray needs, and answers [`Certified::Unsure`] at the first
+//! decision it cannot prove; [`VoxelVolume::cast_cell_any`] then runs the
+//! exact walk from the start. On the peer comparison's volumes
+//! (callgrind, 131,072 rays) the casts take 30 % fewer instructions than
+//! with the exact walk alone on the terrain (1,085 → 758 a ray), 23 % fewer
+//! on the sparse volume (1,613 → 1,245).
+//!
+//! # The walk
+//! Per axis, the time of the next plane crossed. At each step the axis
+//! whose time is smallest steps, when it is *surely* alone:
+//! `fl(t_a + tol) < t_b` for both other axes (else `Unsure`). Times are
+//! computed directly, `T(n) = fl(fl(fl(n·s) + c)·inv)` for plane `n` with
+//! `c = fl(g − o)` and `inv = fl(1/d)` (grid origin `g`, cell size `s`,
+//! ray origin `o`, direction `d`), at the start and at every change of
+//! level, and advanced by `Δ = fl(s·|inv|)` (`4Δ` on bricks) between.
+//! Every `d` must be non-zero (a zero component goes to the exact walk).
+//!
+//! - **Start:** the cell at the clipped `t_min` is estimated as `⌊x⌋` of
+//!   the position in cells, and proved by `T(entry) + tol < t_min <
+//!   T(exit) − tol` on every axis. A solid start cell is the hit, at
+//!   `t_min`, with no face.
+//! - **Cells:** a step moves the packed cell (three 21-bit fields, the cell
+//!   from `min_cell − 4`, so never negative within the border bricks) and,
+//!   when its field's low two bits wrap, the brick's word index by that
+//!   axis's stride. The entered cell's bit decides a hit; a zero word (an
+//!   empty brick) switches to the bricks.
+//! - **Bricks:** the times of the brick's exit planes, computed directly,
+//!   then steps of `4Δ` and one stride of the word index each, until a
+//!   non-zero word. The cell entered there is the brick's boundary cell on
+//!   the stepped axis and, on the others, `⌊x⌋` at the crossing time
+//!   clamped to the brick, proved as at the start (the plane times around
+//!   it surely on either side of the crossing).
+//! - **End:** the walk stops at the first time `≥ t_max`. When the box
+//!   (not the range) ends the clip, every cell entered near `t_max` lies
+//!   beyond the cells (the clip's box is grown by half a cell and the
+//!   times are good to far less than `Δ/4`): a miss. When the range ends
+//!   it, a crossing within `tol` of `t_max` is `Unsure`; a hit needs
+//!   `t + tol < t_max`.
+//!
+//! Each certified step is a single-axis step of the exact walk in the same
+//! order into the same cell, and the clip is the exact walk's, so a
+//! certified answer is the exact walk's: the same cell and face, and `t`
+//! the crossing time rounded to `f32` (the exact walk also rounds an `f64`
+//! estimate of it).
+//!
+//! # The tolerance
+//! With `u = 2^-53`, the plane time is `τ(n) = (g + n·s − o)/d`. Its five
+//! roundings are relative, so `|T(n) − τ| ≤ 4.1u·(|n·s| + |g| + |o|)/|d|`,
+//! which is at most `4.1u·(|τ| + 2C)` with `C = max (|g| + |o|)/|d|` over
+//! the axes (as `|n·s| ≤ |τ·d| + |g| + |o|`). An advance `fl(t + Δ)` adds
+//! the error of `Δ` (2u relative: at most `2u·(|t'| + |t|)`) and its own
+//! rounding (`u·|t'|`). A time advances only while it is the smallest and
+//! below `t_max`, so each earlier value is within `T = max(|t_min|,
+//! |t_max|) + tol`, and a walk advances at most `K` times (the planes of
+//! the padded bricks, each crossed once). So every time is within `A +
+//! B·|t|` of the true one, with `A = 8.2u·C + (4.1 + 5.1·K)·u·T` and `B =
+//! 7.2u`.
+//!
+//! A test `fl(t_a + tol) < t_b` with `|t_a| ≤ T` then proves `τ_a < τ_b`
+//! when `tol ≥ 2A + 3B·T + 2u·T`: for `t_b ≤ 2T + tol` both errors are
+//! below `A + B·(2T + tol)` (and `2u·T` covers the rounding of the sum);
+//! beyond, `τ_b > 2T·(1 − B) − A` is far past `τ_a`.
+//!
+//! The walk takes `tol = 64u·(C + (K + 2)·(T₀ + 1))` with `T₀ =
+//! max(|t_min|, |t_max|)`, and goes on only when `tol < 1/2` and `4·tol <
+//! Δ` on every axis. Then `T ≤ T₀ + 1/2`, so the bound holds with room
+//! for the roundings of `tol` itself: `64·(K + 2)·(T₀ + 1)` is at least
+//! `(10.2·K + 32)·(T₀ + 1/2)`, and `64·C` at least `16.4·C`. And every
+//! advance, of at least `4·tol`, changes the time, so no step stalls and
+//! the walk ends.
+
+use super::super::lanes::Lanes;
+use super::super::lanes::V;
+#[cfg(target_arch = "x86_64")]
+use super::super::lanes::V4;
+use super::super::voxels::{Found, Isa, VoxelHit};
+use super::super::walk::{clamp_step_t, fmax, fmin, ClipLanes, Clipped, CELL_LIMIT};
+use super::VoxelVolume;
+use crate::{Interval, Ray};
+use glam::IVec3;
+
+/// The unit roundoff of `f64`.
+const U: f64 = f64::EPSILON / 2.0;
+
+/// Bits per field of a packed cell.
+const FIELD: u32 = 21;
+/// The low two bits of each field (a cell's place in its brick).
+const LOW: u64 = 3 | 3 << FIELD | 3 << (2 * FIELD);
+
+/// What the certified cast found.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Certified {
+    /// The exact walk's hit.
+    Hit(Found),
+    /// The exact walk's miss.
+    Miss,
+    /// A decision could not be proved: the exact walk decides.
+    Unsure,
+}
+
+/// A volume's constants for the certified cast.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct CertConsts {
+    /// `min_cell − 4`: the cell packed as `(0, 0, 0)` (the border's low
+    /// corner; see `VoxelVolume::word_of`).
+    base: [i32; 3],
+    /// `K` of the module docs: at least the planes of the padded bricks.
+    k: f64,
+    /// The move of the word index by a step of code `1 ..= 3` (axis + 1),
+    /// at index `2·code + 1` when the step enters the next brick (that
+    /// axis's stride, negated (wrapping) where the direction is negative),
+    /// `2·code` when it stays (0); row by the direction's sign bits. A table
+    /// rather than a select: LLVM makes the select a branch, taken at
+    /// about every fourth step, at random.
+    moves: [[usize; 8]; 8],
+    /// False when a packed field could not hold the padded cells: the
+    /// exact walk then casts every ray.
+    on: bool,
+}
+
+impl CertConsts {
+    /// The constants for a volume from `min_cell` with `pdims` padded
+    /// bricks per axis and those strides.
+    pub(super) fn new(min_cell: [i32; 3], pdims: [u32; 3], stride: [usize; 3]) -> Self {
+        let moves = std::array::from_fn(|neg| {
+            let of = |a: usize| if neg >> a & 1 != 0 { stride[a].wrapping_neg() } else { stride[a] };
+            [0, 0, 0, of(0), 0, of(1), 0, of(2)]
+        });
+        Self {
+            // `min_cell` is within ±2^29 (`try_new`).
+            base: min_cell.map(|c| c - 4),
+            k: pdims.iter().map(|&p| 4.0 * f64::from(p) + 1.0).sum::<f64>() + 3.0,
+            moves,
+            on: pdims.iter().all(|&p| u64::from(p) * 4 < 1 << FIELD),
+        }
+    }
+}
+
+/// The move of a packed cell by a step of code `1 ..= 3`, by the
+/// direction's sign bits (a wrapping add of `−1` to a field borrows from
+/// no other: fields stay positive within the border).
+const DELTA: [[u64; 4]; 8] = {
+    let mut t = [[0; 4]; 8];
+    let mut neg = 0;
+    while neg < 8 {
+        let mut a = 0;
+        while a < 3 {
+            let one = 1u64 << (FIELD as usize * a);
+            t[neg][a + 1] = if neg >> a & 1 != 0 { one.wrapping_neg() } else { one };
+            a += 1;
+        }
+        neg += 1;
+    }
+    t
+};
+
+/// A cell's next bit in its brick after a step, by the direction's sign
+/// bits, then `code << 6 | bit` (`code` 1 ..= 3, the axis + 1): the bit
+/// with that axis's 2-bit field moved by ±1, wrapping, plus 64 when it
+/// wrapped (the step left the brick).
+const NEXT_BIT: [[u8; 256]; 8] = {
+    let mut t = [[0; 256]; 8];
+    let mut neg = 0;
+    while neg < 8 {
+        let mut code = 1;
+        while code < 4 {
+            let a = 2 * (code - 1);
+            let mut bit = 0;
+            while bit < 64 {
+                let f = bit >> a & 3;
+                let down = neg >> (code - 1) & 1 != 0;
+                let (g, wrapped) = if down { ((f + 3) & 3, f == 0) } else { ((f + 1) & 3, f == 3) };
+                let next = (bit & !(3 << a)) | g << a;
+                t[neg][code << 6 | bit] = (next | if wrapped { 64 } else { 0 }) as u8;
+                bit += 1;
+            }
+            code += 1;
+        }
+        neg += 1;
+    }
+    t
+};
+
+/// The move of a packed brick (its low cell) by a step, by the
+/// direction's sign bits, then `2·code + 1` when the step left the brick
+/// (4 cells along the axis), `2·code` when it stayed (0).
+const BRICK_MOVES: [[u64; 8]; 8] = {
+    let mut t = [[0; 8]; 8];
+    let mut neg = 0;
+    while neg < 8 {
+        let mut code = 1;
+        while code < 4 {
+            t[neg][2 * code + 1] = DELTA[neg][code] << 2;
+            code += 1;
+        }
+        neg += 1;
+    }
+    t
+};
+
+/// The packed offset of brick bit `bit` from its brick's low cell.
+#[inline(always)]
+fn bit_offsets(bit: usize) -> u64 {
+    let b = bit as u64;
+    b & 3 | (b >> 2 & 3) << FIELD | (b >> 4) << (2 * FIELD)
+}
+
+/// `r` (every field in `0 .. 2^21`) packed.
+#[inline(always)]
+fn pack(r: [i32; 3]) -> u64 {
+    r[0] as u64 | (r[1] as u64) << FIELD | (r[2] as u64) << (2 * FIELD)
+}
+
+/// The fields of a packed cell.
+#[inline(always)]
+fn unpack(p: u64) -> [i32; 3] {
+    let m = (1 << FIELD) - 1;
+    [(p & m) as i32, (p >> FIELD & m) as i32, (p >> (2 * FIELD)) as i32]
+}
+
+/// The bit of a packed cell in its brick's word: `x & 3 | (y & 3) << 2 |
+/// (z & 3) << 4` (the bricks start at multiples of 4 from `base`, as from
+/// `min_cell`).
+#[inline(always)]
+fn brick_bit(p: u64) -> u32 {
+    (p & 3 | p >> (FIELD - 2) & 12 | p >> (2 * FIELD - 4) & 48) as u32
+}
+
+/// Three `f64` times, one per axis, in the form the step works on: on
+/// x86_64 the registers `[x, y]` and `[z, z]`, so that a step is a few
+/// packed operations whose masks also give the stepped axis.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct Times {
+    xy: std::arch::x86_64::__m128d,
+    zz: std::arch::x86_64::__m128d,
+}
+
+// SAFETY (every `unsafe` block below): SSE2 is part of the x86_64
+// baseline, and the intrinsics only operate on registers.
+#[cfg(target_arch = "x86_64")]
+impl Times {
+    #[inline(always)]
+    fn from_lanes<L: Lanes>(l: L) -> Self {
+        let (xy, zz) = l.halves();
+        Self { xy, zz }
+    }
+
+    /// The times as an array.
+    #[cfg(test)]
+    fn get(self) -> [f64; 3] {
+        use std::arch::x86_64::*;
+        unsafe {
+            [_mm_cvtsd_f64(self.xy), _mm_cvtsd_f64(_mm_unpackhi_pd(self.xy, self.xy)), _mm_cvtsd_f64(self.zz)]
+        }
+    }
+
+    /// The step: `(next, code, m)`, with `m` the smallest time and `code`
+    /// 1, 2 or 3 for the axis (x, y, z) whose time is surely alone
+    /// (`fl(t + tol) <` both others: at most one can be), `next` the times
+    /// with that one advanced by its `dt`; `code` 0 when none is.
+    ///
+    /// The loop-carried chain is shuffle → min → compare → blend (`t +
+    /// tol` and `t + dt` beside it), as in the exact walk's fast step.
+    #[inline(always)]
+    fn step(self, dt: Self, tol: Self, isa: Isa) -> (Self, usize, f64) {
+        use super::super::walk::select_pd;
+        use std::arch::x86_64::*;
+        unsafe {
+            let (a, b) = (self.xy, self.zz);
+            let s = _mm_shuffle_pd::<1>(a, a);
+            let sure01 = _mm_cmplt_pd(_mm_add_pd(a, tol.xy), _mm_min_pd(s, b));
+            let mn = _mm_min_pd(a, s);
+            let sure2 = _mm_cmplt_pd(_mm_add_pd(b, tol.zz), mn);
+            let m = _mm_cvtsd_f64(_mm_min_sd(mn, b));
+            let next = Self {
+                xy: select_pd(sure01, _mm_add_pd(a, dt.xy), a, isa),
+                zz: select_pd(sure2, _mm_add_pd(b, dt.zz), b, isa),
+            };
+            // 1 or 2 from the first register, 3 (both lanes) from the second.
+            let code = (_mm_movemask_pd(sure01) + _mm_movemask_pd(sure2)) as usize & 3;
+            (next, code, m)
+        }
+    }
+}
+
+/// Portable [`Times`]: the array itself.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct PortableTimes([f64; 3]);
+
+#[cfg(any(test, not(target_arch = "x86_64")))]
+impl PortableTimes {
+    #[inline(always)]
+    fn from_lanes<L: Lanes>(l: L) -> Self {
+        Self(l.get())
+    }
+
+    /// As [`Times::step`] on x86_64.
+    #[inline(always)]
+    fn step(self, dt: Self, tol: Self, _: Isa) -> (Self, usize, f64) {
+        let t = self.0;
+        let min = |x: f64, y: f64| if y < x { y } else { x };
+        let alone = |a: usize| t[a] + tol.0[a] < min(t[(a + 1) % 3], t[(a + 2) % 3]);
+        let code = if alone(0) {
+            1
+        } else if alone(1) {
+            2
+        } else if alone(2) {
+            3
+        } else {
+            0
+        };
+        let mut next = t;
+        if code != 0 {
+            next[code - 1] += dt.0[code - 1];
+        }
+        (Self(next), code, min(min(t[0], t[1]), t[2]))
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+use PortableTimes as Times;
+
+impl VoxelVolume {
+    /// The certified cast (module docs) of `ray` over `range`.
+    #[inline(always)]
+    pub(super) fn cast_certified(&self, ray: &Ray, range: Interval, isa: Isa) -> Certified {
+        #[cfg(target_arch = "x86_64")]
+        if isa.avx() {
+            return self.certified_with::<V4, Times>(ray, range, isa);
+        }
+        self.certified_with::<V, Times>(ray, range, isa)
+    }
+
+    /// [`VoxelVolume::cast_certified`] on lanes `L` (AVX or not) and times `S`.
+    #[inline(always)]
+    fn certified_with<L: Lanes, S: StepTimes>(&self, ray: &Ray, range: Interval, isa: Isa) -> Certified {
+        let cc = &self.cert;
+        if !cc.on {
+            return Certified::Unsure;
+        }
+        let ClipLanes { d, o, inv, up, t_min, t_max } = match self.clip.clip_lanes::<L>(ray, range) {
+            Clipped::In(c) => c,
+            Clipped::Miss => return Certified::Miss,
+            Clipped::General => return Certified::Unsure,
+        };
+        let (org, size, inv_s) = self.clip.grid_lanes::<L>();
+        let ainv = inv.abs();
+        let dt = size * ainv;
+        // The tolerance (module docs), and the conditions for using it.
+        let (tmin64, tmax64) = (f64::from(t_min), f64::from(t_max));
+        let cm = ((org.abs() + o.abs()) * ainv).get();
+        let dts = dt.get();
+        // (`fmax`/`fmin`: no NaN here, all finite.)
+        let cmax = fmax(fmax(cm[0], cm[1]), cm[2]);
+        let tol = 64.0 * U * (cmax + (cc.k + 2.0) * (fmax(tmin64.abs(), tmax64.abs()) + 1.0));
+        if !(tol < 0.5 && 4.0 * tol < fmin(fmin(dts[0], dts[1]), dts[2])) {
+            return Certified::Unsure;
+        }
+        let r = RayLanes {
+            d,
+            o,
+            org,
+            size,
+            inv_s,
+            c: org - o,
+            inv,
+            up1: up.and(L::splat(1.0)),
+            tol: L::splat(tol),
+        };
+        // The ray's lanes kept in memory for the hand-overs between cells
+        // and bricks (`RayLanes::load`), so that the walk's loops keep
+        // their own values in registers (LLVM otherwise spills those).
+        let kept = std::hint::black_box(RayKept::new(&r));
+        // The start cell.
+        let t0 = L::splat(tmin64);
+        let x = r.cells_at(t0);
+        if x.abs().le(L::splat(f64::from(CELL_LIMIT))).bits() != 7 {
+            return Certified::Unsure;
+        }
+        let n = x.floor();
+        let (exit0, sure) = r.within(n, t0);
+        if sure.bits() != 7 {
+            return Certified::Unsure;
+        }
+        let cell = n.to_i32();
+        let rel: [i32; 3] = std::array::from_fn(|a| cell[a].wrapping_sub(self.min_cell[a]));
+        let mut idx = self.padded_word(rel);
+        let Some(&word0) = self.bits.get(idx) else { return Certified::Unsure };
+        let mut p = pack(rel.map(|r| r + 4));
+        if word0 >> brick_bit(p) & 1 != 0 {
+            return Certified::Hit(Found::Any(VoxelHit {
+                cell: IVec3::from_array(cell),
+                t: t_min,
+                face: None,
+            }));
+        }
+        let neg = !up.bits() & 7;
+        let (delta, moves) = (&DELTA[usize::from(neg)], &cc.moves[usize::from(neg)]);
+        let (next_bit, brick_moves) = (&NEXT_BIT[usize::from(neg)], &BRICK_MOVES[usize::from(neg)]);
+        let (dt1, dt4, tolt) = (S::from_lanes(dt), S::from_lanes(dt * L::splat(4.0)), S::from_lanes(r.tol));
+        let base = cc.base;
+        // What the walk answers at an end or a hit (module docs).
+        let ends = Ends { t_min, t_max, range_max: range.max, tol, base, neg };
+        let mut times = S::from_lanes(exit0);
+        let mut fine = word0 != 0;
+        loop {
+            if fine {
+                // The cell as its brick (`pb`, packed) and its bit there.
+                let (mut pb, mut bit) = (p & !LOW, brick_bit(p) as usize);
+                loop {
+                    let (next, code, m) = times.step(dt1, tolt, isa);
+                    if !(m < tmax64) {
+                        return ends.end(m);
+                    }
+                    if code == 0 {
+                        return Certified::Unsure;
+                    }
+                    // The next bit, and whether the step left the brick,
+                    // by table (see `NEXT_BIT`).
+                    let e = usize::from(next_bit[code << 6 | bit]);
+                    bit = e & 63;
+                    let k = 2 * code + (e >> 6);
+                    idx = idx.wrapping_add(moves[k]);
+                    pb = pb.wrapping_add(brick_moves[k]);
+                    times = next;
+                    debug_assert_eq!(idx, self.padded_word(unpack(pb).map(|r| r - 4)));
+                    // In range on every walk (the border; see `word_of`).
+                    let word = self.bits.get(idx).copied().unwrap_or(0);
+                    if word >> bit & 1 != 0 {
+                        return ends.hit(m, code, pb | bit_offsets(bit));
+                    }
+                    if word == 0 {
+                        break;
+                    }
+                }
+                p = pb;
+            }
+            // The bricks, from the brick of `p` (empty).
+            let mut pb = p & !LOW;
+            let r = kept.load::<L>();
+            times = S::from_lanes(r.plane_time(cell_lanes::<L>(pb, base) + r.up1 * L::splat(4.0)));
+            loop {
+                let (next, code, m) = times.step(dt4, tolt, isa);
+                if !(m < tmax64) {
+                    return ends.end(m);
+                }
+                if code == 0 {
+                    return Certified::Unsure;
+                }
+                pb = pb.wrapping_add(delta[code] << 2);
+                idx = idx.wrapping_add(moves[2 * code + 1]);
+                times = next;
+                debug_assert_eq!(idx, self.padded_word(unpack(pb).map(|r| r - 4)));
+                let word = self.bits.get(idx).copied().unwrap_or(0);
+                if word == 0 {
+                    continue;
+                }
+                // Entered a brick that is not empty, at `m` through axis
+                // `code − 1`: its boundary cell on that axis, the cell at
+                // `m` (proved) on the others.
+                let r = kept.load::<L>();
+                let Some((np, exit)) = r.enter_brick(cell_lanes::<L>(pb, base), m, code) else {
+                    return Certified::Unsure;
+                };
+                let cell = np.to_i32();
+                p = pack(std::array::from_fn(|a| cell[a] - base[a]));
+                debug_assert_eq!(p & !LOW, pb);
+                if word >> brick_bit(p) & 1 != 0 {
+                    return ends.hit(m, code, p);
+                }
+                times = S::from_lanes(exit);
+                fine = true;
+                break;
+            }
+        }
+    }
+}
+
+/// The absolute cell of packed cell `p` (from `base`), as lanes.
+#[inline(always)]
+fn cell_lanes<L: Lanes>(p: u64, base: [i32; 3]) -> L {
+    let r = unpack(p);
+    L::from_i32(std::array::from_fn(|a| r[a] + base[a]))
+}
+
+/// A ray's values as lanes for the certified walk: direction, origin, the
+/// grid's origin, cell size and its reciprocal, `c = g − o`, `inv = 1/d`,
+/// 1 on the axes the walk goes up (0 elsewhere), and `tol`.
+struct RayLanes<L> {
+    d: L,
+    o: L,
+    org: L,
+    size: L,
+    inv_s: L,
+    c: L,
+    inv: L,
+    up1: L,
+    tol: L,
+}
+
+/// [`RayLanes`] as arrays (`[x, y, z, z]`).
+#[derive(Clone, Copy)]
+struct RayKept([[f64; 4]; 9]);
+
+impl RayKept {
+    #[inline(always)]
+    fn new<L: Lanes>(r: &RayLanes<L>) -> Self {
+        let mut v = [[0.0; 4]; 9];
+        for (k, l) in [r.d, r.o, r.org, r.size, r.inv_s, r.c, r.inv, r.up1, r.tol].into_iter().enumerate() {
+            let [x, y, z] = l.get();
+            v[k] = [x, y, z, z];
+        }
+        Self(v)
+    }
+
+    #[inline(always)]
+    fn load<L: Lanes>(&self) -> RayLanes<L> {
+        let v = &self.0;
+        RayLanes {
+            d: L::load4(&v[0]),
+            o: L::load4(&v[1]),
+            org: L::load4(&v[2]),
+            size: L::load4(&v[3]),
+            inv_s: L::load4(&v[4]),
+            c: L::load4(&v[5]),
+            inv: L::load4(&v[6]),
+            up1: L::load4(&v[7]),
+            tol: L::load4(&v[8]),
+        }
+    }
+}
+
+impl<L: Lanes> RayLanes<L> {
+    /// `T(n)` of the module docs: the times of planes `n`.
+    #[inline(always)]
+    fn plane_time(&self, n: L) -> L {
+        (n * self.size + self.c) * self.inv
+    }
+
+    /// The position at `t` in cells (an estimate: only ever proved by times).
+    #[inline(always)]
+    fn cells_at(&self, t: L) -> L {
+        ((self.o + t * self.d) - self.org) * self.inv_s
+    }
+
+    /// Cells `n`'s exit times, and the mask of the axes where `ts` is surely
+    /// between their entry and exit times.
+    #[inline(always)]
+    fn within(&self, n: L, ts: L) -> (L, L) {
+        let one = L::splat(1.0);
+        let (exit, entry) = (self.plane_time(n + self.up1), self.plane_time(n + (one - self.up1)));
+        (exit, (entry + self.tol).lt(ts).and((ts + self.tol).lt(exit)))
+    }
+
+    /// The cell entered at `m` through axis `code − 1` into the brick of
+    /// low cell `b`, and its exit times; `None` when not proved.
+    #[inline(always)]
+    fn enter_brick(&self, b: L, m: f64, code: usize) -> Option<(L, L)> {
+        let (one, three) = (L::splat(1.0), L::splat(3.0));
+        let ts = L::splat(m);
+        let n = self.cells_at(ts).floor().max(b).min(b + three);
+        let stepped = L::splat(code as f64).eq(L::new([1.0, 2.0, 3.0]));
+        let n = L::select(stepped, b + (one - self.up1) * three, n);
+        let (exit, sure) = self.within(n, ts);
+        (sure.or(stepped).bits() == 7).then_some((n, exit))
+    }
+}
+
+/// What the certified walk answers at its end or at a hit (module docs).
+struct Ends {
+    t_min: f32,
+    t_max: f32,
+    range_max: f32,
+    tol: f64,
+    base: [i32; 3],
+    neg: u8,
+}
+
+impl Ends {
+    /// The walk reached a time `m ≥ t_max`.
+    #[inline(always)]
+    fn end(&self, m: f64) -> Certified {
+        if self.t_max != self.range_max || m > f64::from(self.t_max) + self.tol {
+            Certified::Miss
+        } else {
+            Certified::Unsure
+        }
+    }
+
+    /// The hit on packed cell `p`, entered at `m` by a step of `code`.
+    #[inline(always)]
+    fn hit(&self, m: f64, code: usize, p: u64) -> Certified {
+        if !(m + self.tol < f64::from(self.t_max)) {
+            return Certified::Unsure;
+        }
+        let r = unpack(p);
+        let cell = std::array::from_fn(|a| r[a] + self.base[a]);
+        let t = clamp_step_t(m, self.t_min, self.t_max);
+        Certified::Hit(Found::Single(cell, 1 << (code - 1), self.neg, t))
+    }
+}
+
+/// The two forms of the walk's times ([`Times`], and the portable one
+/// tested against it).
+trait StepTimes: Copy {
+    fn from_lanes<L: Lanes>(l: L) -> Self;
+    fn step(self, dt: Self, tol: Self, isa: Isa) -> (Self, usize, f64);
+}
+
+#[cfg(target_arch = "x86_64")]
+impl StepTimes for Times {
+    #[inline(always)]
+    fn from_lanes<L: Lanes>(l: L) -> Self {
+        Times::from_lanes(l)
+    }
+
+    #[inline(always)]
+    fn step(self, dt: Self, tol: Self, isa: Isa) -> (Self, usize, f64) {
+        Times::step(self, dt, tol, isa)
+    }
+}
+
+#[cfg(any(test, not(target_arch = "x86_64")))]
+impl StepTimes for PortableTimes {
+    #[inline(always)]
+    fn from_lanes<L: Lanes>(l: L) -> Self {
+        PortableTimes::from_lanes(l)
+    }
+
+    #[inline(always)]
+    fn step(self, dt: Self, tol: Self, isa: Isa) -> (Self, usize, f64) {
+        PortableTimes::step(self, dt, tol, isa)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{ivec3, vec3, UVec3, Vec3};
+
+    /// The exact walk's answer, and the certified cast's on both compiled
+    /// forms of the lanes and of the times.
+    fn both(v: &VoxelVolume, ray: &Ray, range: Interval) -> (Option<VoxelHit>, [Certified; 3]) {
+        let exact = v.cast_exact(ray, range, Isa::BASELINE).map(Found::voxel_hit);
+        let base = v.certified_with::<V, PortableTimes>(ray, range, Isa::BASELINE);
+        #[cfg(target_arch = "x86_64")]
+        let (fast, wide) = (
+            v.certified_with::<V, Times>(ray, range, Isa::BASELINE),
+            crate::grid::voxels::best_compiled(|isa| v.cast_certified(ray, range, isa)),
+        );
+        #[cfg(not(target_arch = "x86_64"))]
+        let (fast, wide) = (base, base);
+        (exact, [base, fast, wide])
+    }
+
+    /// Checks every certified answer of `ray` against the exact walk's;
+    /// true when all three were sure.
+    fn agrees(v: &VoxelVolume, ray: &Ray, range: Interval) -> bool {
+        let (exact, got) = both(v, ray, range);
+        let mut sure = true;
+        for c in got {
+            match c {
+                Certified::Unsure => sure = false,
+                Certified::Miss => assert_eq!(exact, None, "{ray:?} {range:?}"),
+                Certified::Hit(f) => {
+                    let (h, e) = (f.voxel_hit(), exact.unwrap_or_else(|| panic!("{ray:?} {range:?}: {f:?}")));
+                    assert_eq!((h.cell, h.face), (e.cell, e.face), "{ray:?} {range:?}");
+                    // Both round an `f64` estimate of the crossing time.
+                    let ulp = f32::EPSILON * e.t.abs().max(f32::MIN_POSITIVE);
+                    assert!((h.t - e.t).abs() <= ulp, "{ray:?} {range:?}: t {} vs {}", h.t, e.t);
+                }
+            }
+        }
+        sure
+    }
+
+    /// A volume of random cells (about `fill` of its box) on a grid of
+    /// `size` and `origin`, from `min`.
+    fn volume(
+        next: &mut impl FnMut(u64) -> u64,
+        size: Vec3,
+        origin: Vec3,
+        min: IVec3,
+        n: u32,
+        fill: u64,
+    ) -> VoxelVolume {
+        let mut v = VoxelVolume::try_new(size, origin, min, UVec3::splat(n)).unwrap();
+        for x in 0..n as i32 {
+            for y in 0..n as i32 {
+                for z in 0..n as i32 {
+                    if next(1000) < fill {
+                        v.set(min + ivec3(x, y, z), true);
+                    }
+                }
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn agrees_with_the_exact_walk_on_random_rays() {
+        let mut next = crate::grid::test_ints(0x9e37_79b9_7f4a_7c15);
+        let mut unsure = 0;
+        let mut rays = 0;
+        for (size, origin, min, n, fill) in [
+            (Vec3::ONE, Vec3::ZERO, IVec3::ZERO, 40, 20),
+            (vec3(1.0, 0.5, 2.0), vec3(0.25, 0.0, -1.0), ivec3(-17, 3, -30), 37, 5),
+            (vec3(0.1, 0.1, 0.1), vec3(-3.0, 5.0, 1.5), ivec3(1000, -2000, 50), 23, 60),
+            (Vec3::splat(3.0), Vec3::ZERO, ivec3(-5, -5, -5), 9, 300),
+        ] {
+            let v = volume(&mut next, size, origin, min, n, fill);
+            let lo = v.grid().cell_bounds(min).min;
+            let span = size * n as f32;
+            for k in 0..3000 {
+                let mut f = |s: f32| (next(1 << 20) as f32 / (1 << 20) as f32 * 2.0 - 1.0) * s;
+                // Origins around and inside the box, random directions
+                // (some nearly along an axis), ranges of every kind.
+                let o = lo + span * 0.5 + vec3(f(1.0), f(1.0), f(1.0)) * span;
+                let mut d = vec3(f(1.0), f(1.0), f(1.0));
+                if k % 7 == 0 {
+                    d[k % 3] *= 1e-4;
+                }
+                let range = match k % 4 {
+                    0 => Interval::FORWARD,
+                    1 => Interval::new(f(2.0) * span.x, f(4.0).abs() * span.x),
+                    2 => Interval::new(f32::NEG_INFINITY, f32::INFINITY),
+                    _ => Interval::new(0.0, f(1.0).abs() * span.x),
+                };
+                rays += 1;
+                unsure += usize::from(!agrees(&v, &Ray::new(o, d), range));
+            }
+        }
+        // Generic rays are nearly always certified (else this walk is not the one that runs).
+        assert!(unsure * 100 < rays, "{unsure} of {rays} unsure");
+    }
+
+    #[test]
+    fn ties_and_lattice_rays_are_never_wrong() {
+        let mut next = crate::grid::test_ints(0x2545_f491_4f6c_dd1d);
+        let v = volume(&mut next, vec3(1.0, 0.5, 2.0), vec3(0.25, 0.0, -1.0), ivec3(-6, -6, -6), 14, 80);
+        for k in 0..20_000 {
+            let mut c = |n: u64| next(n) as f32 - (n / 2) as f32;
+            // Lattice points (edges and corners) and small integer
+            // directions, and half-cell points: every kind of tie.
+            let h = if k % 3 == 0 { 0.5 } else { 0.0 };
+            let o = vec3(0.25 + c(30) + h, c(30) * 0.5, -1.0 + 2.0 * c(30));
+            let d = vec3(c(7), c(7) * 0.5, 2.0 * c(7));
+            for range in [Interval::FORWARD, Interval::new(-2.0, 3.0), Interval::new(1.0, 1.0)] {
+                agrees(&v, &Ray::new(o, d), range);
+            }
+        }
+    }
+
+    #[test]
+    fn long_rays_and_starts_inside_solid_cells() {
+        let mut v = VoxelVolume::try_new(Vec3::ONE, Vec3::ZERO, IVec3::ZERO, UVec3::new(300, 5, 7)).unwrap();
+        v.set(ivec3(297, 2, 3), true);
+        v.set(ivec3(2, 2, 3), true);
+        // Across the whole volume, through hundreds of empty bricks.
+        let ray = Ray::new(vec3(-10.0, 2.3, 3.6), vec3(1.0, 0.001, -0.0005));
+        assert!(agrees(&v, &ray, Interval::new(20.3, f32::INFINITY)));
+        let Certified::Hit(f) = v.cast_certified(&ray, Interval::new(20.3, f32::INFINITY), Isa::BASELINE)
+        else {
+            panic!("not certified")
+        };
+        assert_eq!(f.voxel_hit().cell, ivec3(297, 2, 3));
+        // Starting inside a solid cell: hit at `t_min`, no face.
+        let ray = Ray::new(vec3(2.5, 2.5, 3.5), vec3(1.0, 0.3, 0.2));
+        assert!(agrees(&v, &ray, Interval::FORWARD));
+        let Certified::Hit(f) = v.cast_certified(&ray, Interval::FORWARD, Isa::BASELINE) else { panic!() };
+        assert_eq!((f.voxel_hit().t, f.voxel_hit().face), (0.0, None));
+        // A range that ends before the solid cell, just when the ray
+        // enters it (not certain: the exact walk decides), and after.
+        let ray = Ray::new(vec3(0.5, 2.5, 3.5), vec3(1.0, 1e-3, 1e-3));
+        assert!(agrees(&v, &ray, Interval::new(0.0, 1.4)));
+        assert!(!agrees(&v, &ray, Interval::new(0.0, 1.5)));
+        assert!(agrees(&v, &ray, Interval::new(0.0, 1.6)));
+    }
+
+    /// The portable step and the x86_64 one give the same times and axis.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn portable_step_matches() {
+        let mut next = crate::grid::test_ints(77);
+        for _ in 0..100_000 {
+            let mut t = |n: u64| (next(n) as f64 - (n / 2) as f64) * 0.25;
+            let (ts, dt, tol) = ([t(16), t(16), t(16)], [t(8).abs() + 0.25, 1.0, 0.5], t(4).abs());
+            let l = V::new(ts);
+            let p = PortableTimes::from_lanes(l).step(
+                PortableTimes::from_lanes(V::new(dt)),
+                PortableTimes::from_lanes(V::splat(tol)),
+                Isa::BASELINE,
+            );
+            for isa in [Isa::BASELINE, crate::grid::voxels::best_compiled(|isa| isa)] {
+                let (n, code, m) = Times::from_lanes(l).step(
+                    Times::from_lanes(V::new(dt)),
+                    Times::from_lanes(V::splat(tol)),
+                    isa,
+                );
+                let back = n.get();
+                assert_eq!((PortableTimes(back), code, m), p, "{ts:?} {dt:?} {tol}");
+            }
+        }
+    }
+}
