@@ -146,24 +146,6 @@ impl CertConsts {
     }
 }
 
-/// The move of a packed cell by a step of code `1 ..= 3`, by the
-/// direction's sign bits (a wrapping add of `−1` to a field borrows from
-/// no other: fields stay positive within the border).
-const DELTA: [[u64; 4]; 8] = {
-    let mut t = [[0; 4]; 8];
-    let mut neg = 0;
-    while neg < 8 {
-        let mut a = 0;
-        while a < 3 {
-            let one = 1u64 << (FIELD as usize * a);
-            t[neg][a + 1] = if neg >> a & 1 != 0 { one.wrapping_neg() } else { one };
-            a += 1;
-        }
-        neg += 1;
-    }
-    t
-};
-
 /// A cell's next bit in its brick after a step, by the direction's sign
 /// bits, then `code << 6 | bit` (`code` 1 ..= 3, the axis + 1): the bit
 /// with that axis's 2-bit field moved by ±1, wrapping, plus 64 when it
@@ -200,7 +182,10 @@ const BRICK_MOVES: [[u64; 8]; 8] = {
     while neg < 8 {
         let mut code = 1;
         while code < 4 {
-            t[neg][2 * code + 1] = DELTA[neg][code] << 2;
+            // Wrapping: a field moved down stays positive within the
+            // border, and borrows from no other.
+            let four = 4u64 << (FIELD as usize * (code - 1));
+            t[neg][2 * code + 1] = if neg >> (code - 1) & 1 != 0 { four.wrapping_neg() } else { four };
             code += 1;
         }
         neg += 1;
@@ -236,6 +221,18 @@ fn brick_bit(p: u64) -> u32 {
     (p & 3 | p >> (FIELD - 2) & 12 | p >> (2 * FIELD - 4) & 48) as u32
 }
 
+/// The walk's times: [`Times`] on x86_64, and the portable form (tested
+/// against it).
+trait StepTimes: Copy {
+    fn from_lanes<L: Lanes>(l: L) -> Self;
+
+    /// The step: `(next, code, m)`, with `m` the smallest time and `code`
+    /// 1, 2 or 3 for the axis (x, y, z) whose time is surely alone
+    /// (`fl(t + tol) <` both others: at most one can be), `next` the times
+    /// with that one advanced by its `dt`; `code` 0 when none is.
+    fn step(self, dt: Self, tol: Self, isa: Isa) -> (Self, usize, f64);
+}
+
 /// Three `f64` times, one per axis, in the form the step works on: on
 /// x86_64 the registers `[x, y]` and `[z, z]`, so that a step is a few
 /// packed operations whose masks also give the stepped axis.
@@ -248,28 +245,25 @@ struct Times {
 
 // SAFETY (every `unsafe` block below): SSE2 is part of the x86_64
 // baseline, and the intrinsics only operate on registers.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(test, target_arch = "x86_64"))]
 impl Times {
-    #[inline(always)]
-    fn from_lanes<L: Lanes>(l: L) -> Self {
-        let (xy, zz) = l.halves();
-        Self { xy, zz }
-    }
-
     /// The times as an array.
-    #[cfg(test)]
     fn get(self) -> [f64; 3] {
         use std::arch::x86_64::*;
         unsafe {
             [_mm_cvtsd_f64(self.xy), _mm_cvtsd_f64(_mm_unpackhi_pd(self.xy, self.xy)), _mm_cvtsd_f64(self.zz)]
         }
     }
+}
 
-    /// The step: `(next, code, m)`, with `m` the smallest time and `code`
-    /// 1, 2 or 3 for the axis (x, y, z) whose time is surely alone
-    /// (`fl(t + tol) <` both others: at most one can be), `next` the times
-    /// with that one advanced by its `dt`; `code` 0 when none is.
-    ///
+#[cfg(target_arch = "x86_64")]
+impl StepTimes for Times {
+    #[inline(always)]
+    fn from_lanes<L: Lanes>(l: L) -> Self {
+        let (xy, zz) = l.halves();
+        Self { xy, zz }
+    }
+
     /// The loop-carried chain is shuffle → min → compare → blend (`t +
     /// tol` and `t + dt` beside it), as in the exact walk's fast step.
     #[inline(always)]
@@ -300,13 +294,12 @@ impl Times {
 struct PortableTimes([f64; 3]);
 
 #[cfg(any(test, not(target_arch = "x86_64")))]
-impl PortableTimes {
+impl StepTimes for PortableTimes {
     #[inline(always)]
     fn from_lanes<L: Lanes>(l: L) -> Self {
         Self(l.get())
     }
 
-    /// As [`Times::step`] on x86_64.
     #[inline(always)]
     fn step(self, dt: Self, tol: Self, _: Isa) -> (Self, usize, f64) {
         let t = self.0;
@@ -407,7 +400,7 @@ impl VoxelVolume {
             }));
         }
         let neg = !up.bits() & 7;
-        let (delta, moves) = (&DELTA[usize::from(neg)], &cc.moves[usize::from(neg)]);
+        let moves = &cc.moves[usize::from(neg)];
         let (next_bit, brick_moves) = (&NEXT_BIT[usize::from(neg)], &BRICK_MOVES[usize::from(neg)]);
         let (dt1, dt4, tolt) = (S::from_lanes(dt), S::from_lanes(dt * L::splat(4.0)), S::from_lanes(r.tol));
         let base = cc.base;
@@ -459,7 +452,7 @@ impl VoxelVolume {
                 if code == 0 {
                     return Certified::Unsure;
                 }
-                pb = pb.wrapping_add(delta[code] << 2);
+                pb = pb.wrapping_add(brick_moves[2 * code + 1]);
                 idx = idx.wrapping_add(moves[2 * code + 1]);
                 times = next;
                 debug_assert_eq!(idx, self.padded_word(unpack(pb).map(|r| r - 4)));
@@ -609,39 +602,6 @@ impl Ends {
         let cell = std::array::from_fn(|a| r[a] + self.base[a]);
         let t = clamp_step_t(m, self.t_min, self.t_max);
         Certified::Hit(Found::Single(cell, 1 << (code - 1), self.neg, t))
-    }
-}
-
-/// The two forms of the walk's times ([`Times`], and the portable one
-/// tested against it).
-trait StepTimes: Copy {
-    fn from_lanes<L: Lanes>(l: L) -> Self;
-    fn step(self, dt: Self, tol: Self, isa: Isa) -> (Self, usize, f64);
-}
-
-#[cfg(target_arch = "x86_64")]
-impl StepTimes for Times {
-    #[inline(always)]
-    fn from_lanes<L: Lanes>(l: L) -> Self {
-        Times::from_lanes(l)
-    }
-
-    #[inline(always)]
-    fn step(self, dt: Self, tol: Self, isa: Isa) -> (Self, usize, f64) {
-        Times::step(self, dt, tol, isa)
-    }
-}
-
-#[cfg(any(test, not(target_arch = "x86_64")))]
-impl StepTimes for PortableTimes {
-    #[inline(always)]
-    fn from_lanes<L: Lanes>(l: L) -> Self {
-        PortableTimes::from_lanes(l)
-    }
-
-    #[inline(always)]
-    fn step(self, dt: Self, tol: Self, isa: Isa) -> (Self, usize, f64) {
-        PortableTimes::step(self, dt, tol, isa)
     }
 }
 
