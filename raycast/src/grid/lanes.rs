@@ -239,6 +239,14 @@ mod x86 {
             unsafe { Self(_mm256_loadu_pd(v.as_ptr())) }
         }
 
+        /// `vroundpd` towards −∞: the same (exact) value as the provided
+        /// method's truncation, compare and subtract, in one operation
+        /// (3 cycles where that chain takes about 12 on Zen 4).
+        #[inline(always)]
+        fn floor(self) -> Self {
+            unsafe { Self(_mm256_round_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(self.0)) }
+        }
+
         #[inline(always)]
         fn splat(s: f64) -> Self {
             unsafe { Self(_mm256_set1_pd(s)) }

@@ -121,15 +121,18 @@ impl Found {
         let i = 2 * a + usize::from(moving_down);
         // `make_hit` with a face: the point on the entered face's plane
         // (`positive` = moving down: the ray enters through the + face).
-        let mut point = ray.at(t).to_array();
+        // By a lane select, not an indexed store into an array: the
+        // store's partial overlap with the vector load after it stalled
+        // store-to-load forwarding.
         let k = cell[a] + i32::from(moving_down);
-        point[a] = plane(grid, a, k) as f32;
+        let on = glam::BVec3::new(a == 0, a == 1, a == 2);
+        let point = Vec3::select(on, Vec3::splat(plane(grid, a, k) as f32), ray.at(t));
         // `make_hit`'s `front_face` (`d < 0` through a + face, `d > 0`
         // through a − face, `d = dir[a]`) is true: a walk steps on axis `a`
         // only where `d ≠ 0` (finite), and down it exactly where `d < 0`
         // (`neg`), so the face is + exactly where `d < 0`.
         debug_assert!(if moving_down { ray.dir[a] < 0.0 } else { ray.dir[a] > 0.0 });
-        let mut hit = Hit::with_face(t, Vec3::from_array(point), NORMALS[i], true, FACES[i]);
+        let mut hit = Hit::with_face(t, point, NORMALS[i], true, FACES[i]);
         hit.cell = Some(IVec3::from_array(cell));
         hit
     }

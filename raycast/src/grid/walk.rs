@@ -1418,7 +1418,7 @@ impl BoxClip {
         }
         let t_min = if t0 == f64::from(range.min) { range.min } else { round_down(t0) };
         let t_max = if t1 == f64::from(range.max) { range.max } else { round_up(t1) };
-        Clipped::In(ClipLanes { d, o, inv, up, t_min, t_max })
+        Clipped::In(ClipLanes { d, o, inv, up, t_min, t_max, t0, t1 })
     }
 
     /// The constants for cells `lo_cell ..= hi_cell` of `grid`.
@@ -1479,7 +1479,9 @@ pub(super) enum Clipped<L> {
 
 /// A ray clipped by [`BoxClip::clip_lanes`]: its direction `d`, origin `o`,
 /// `inv = fl(1/d)` and the mask `up` of `d > 0`, as lanes, and the clipped
-/// range `[t_min, t_max]`.
+/// range `[t_min, t_max]`; `[t0, t1]` is that range before its rounding
+/// to `f32` (it holds the grown box's part of the ray as surely, and is
+/// ready a few dependent operations sooner).
 pub(super) struct ClipLanes<L> {
     pub(super) d: L,
     pub(super) o: L,
@@ -1487,6 +1489,8 @@ pub(super) struct ClipLanes<L> {
     pub(super) up: L,
     pub(super) t_min: f32,
     pub(super) t_max: f32,
+    pub(super) t0: f64,
+    pub(super) t1: f64,
 }
 
 /// What [`GridWalk::fast_setup`] found.
@@ -2225,7 +2229,7 @@ impl GridWalk<3> {
         let o64 = ray.origin.to_array().map(f64::from);
         let (origin, size64) = (&clip.origin, &clip.size);
         let (org, size) = (L::load4(origin), L::load4(size64));
-        let ClipLanes { d, o, inv, up, t_min, t_max } = match clip.clip_lanes::<L>(ray, range) {
+        let ClipLanes { d, o, inv, up, t_min, t_max, .. } = match clip.clip_lanes::<L>(ray, range) {
             Clipped::In(c) => c,
             Clipped::Miss => return Fast::Miss,
             Clipped::General => return Fast::General,

@@ -21,37 +21,46 @@
 //! `fl(t_a + tol) < t_b` for both other axes (else `Unsure`). Times are
 //! computed directly, `T(n) = fl(fl(fl(n·s) + c)·inv)` for plane `n` with
 //! `c = fl(g − o)` and `inv = fl(1/d)` (grid origin `g`, cell size `s`,
-//! ray origin `o`, direction `d`), at the start and at every change of
-//! level, and advanced by `Δ = fl(s·|inv|)` (`4Δ` on bricks) between.
-//! Every `d` must be non-zero (a zero component goes to the exact walk).
+//! ray origin `o`, direction `d`), at the start, and moved by multiples
+//! of `Δ = fl(s·|inv|)` after: `Δ` a cell, `4Δ` a brick, and at the
+//! changes of level `D_k = fl(k·Δ)`, `k ≤ 3`. Every `d` must be non-zero
+//! (a zero component goes to the exact walk).
 //!
-//! - **Start:** the cell at the clipped `t_min` is estimated as `⌊x⌋` of
-//!   the position in cells, and proved by `T(entry) + tol < t_min <
-//!   T(exit) − tol` on every axis. A solid start cell is the hit, at
-//!   `t_min`, with no face.
+//! - **Start:** the clipped range `[t0, t1]` is taken before its rounding
+//!   to `f32` (both hold the box grown by half a cell, so from outside
+//!   the cells the walk starts outside them either way). The brick at
+//!   `t0` is estimated from the position in cells, `4·⌊(x − b)/4⌋ + b`
+//!   (`b` the border's low cell), and proved by `T(entry) + tol < t0 <
+//!   T(exit) − tol` on every axis; an empty one starts the bricks. In
+//!   one that is not, the cell `⌊x⌋` is proved the same way (both proved
+//!   to hold the ray at `t0`, it is in the brick); a solid start cell is
+//!   the hit, at `t_min`, with no face.
 //! - **Cells:** a step moves the packed cell (three 21-bit fields, the cell
 //!   from `min_cell − 4`, so never negative within the border bricks) and,
 //!   when its field's low two bits wrap, the brick's word index by that
 //!   axis's stride. The entered cell's bit decides a hit; a zero word (an
-//!   empty brick) switches to the bricks.
-//! - **Bricks:** the times of the brick's exit planes, computed directly,
-//!   then steps of `4Δ` and one stride of the word index each, until a
-//!   non-zero word. The cell entered there is the brick's boundary cell on
-//!   the stepped axis and, on the others, `⌊x⌋` at the crossing time
-//!   clamped to the brick, proved as at the start (the plane times around
-//!   it surely on either side of the crossing).
-//! - **End:** the walk stops at the first time `≥ t_max`. When the box
-//!   (not the range) ends the clip, every cell entered near `t_max` lies
-//!   beyond the cells (the clip's box is grown by half a cell and the
-//!   times are good to far less than `Δ/4`): a miss. When the range ends
-//!   it, a crossing within `tol` of `t_max` is `Unsure`; a hit needs
-//!   `t + tol < t_max`.
+//!   empty brick) switches to the bricks, whose exit times are the cell's
+//!   advanced by `D_r`, `r` the brick's inner planes after the cell.
+//! - **Bricks:** steps of `4Δ` and one stride of the word index each,
+//!   until a non-zero word, entered at `m`. The brick's exit times `t`
+//!   (the stepped axis's already moved past it) give its inner planes'
+//!   times `fl(t − D_k)`; each must be surely after `m` (`> fl(m + tol)`)
+//!   or surely before it (`< fl(m − tol)`), else `Unsure`. The count after
+//!   `m` on each axis is the cell's place in the brick, and the last of
+//!   them (or `t`) its exit time: no position, no rounding down, no plane
+//!   time computed.
+//! - **End:** the walk stops at the first time `≥ t1`. When the box (not
+//!   the range) ends the clip, every cell entered near `t1` lies beyond
+//!   the cells (the clip's box is grown by half a cell and the times are
+//!   good to far less than `Δ/4`): a miss. When the range ends it, a
+//!   crossing within `tol` of `t1` is `Unsure`; a hit needs `t + tol <
+//!   t1`.
 //!
 //! Each certified step is a single-axis step of the exact walk in the same
-//! order into the same cell, and the clip is the exact walk's, so a
-//! certified answer is the exact walk's: the same cell and face, and `t`
-//! the crossing time rounded to `f32` (the exact walk also rounds an `f64`
-//! estimate of it).
+//! order into the same cell, and the range is the exact walk's (its
+//! unrounded bounds), so a certified answer is the exact walk's: the same
+//! cell and face, and `t` the crossing time rounded to `f32` (the exact
+//! walk also rounds an `f64` estimate of it).
 //!
 //! # The tolerance
 //! With `u = 2^-53`, the plane time is `τ(n) = (g + n·s − o)/d`. Its five
@@ -59,22 +68,24 @@
 //! which is at most `4.1u·(|τ| + 2C)` with `C = max (|g| + |o|)/|d|` over
 //! the axes (as `|n·s| ≤ |τ·d| + |g| + |o|`). An advance `fl(t + Δ)` adds
 //! the error of `Δ` (2u relative: at most `2u·(|t'| + |t|)`) and its own
-//! rounding (`u·|t'|`). A time advances only while it is the smallest and
-//! below `t_max`, so each earlier value is within `T = max(|t_min|,
-//! |t_max|) + tol`, and a walk advances at most `K` times (the planes of
-//! the padded bricks, each crossed once). So every time is within `A +
-//! B·|t|` of the true one, with `A = 8.2u·C + (4.1 + 5.1·K)·u·T` and `B =
-//! 7.2u`.
+//! rounding (`u·|t'|`); a move by `D_k` adds at most `3u·(|t'| + |t|) +
+//! u·|t'|`, under 1.4 advances' worth. Every time the walk holds is within
+//! `T = max(|t0|, |t1|) + 4·max Δ + tol`: it moves only while below `t1`,
+//! by at most a brick. A walk advances at most `K₀` times (the planes of
+//! the padded bricks, each crossed once) and changes level at most once
+//! per plane, so with `K = 4·K₀` every time is within `A + B·|t|` of the
+//! true one, with `A = 8.2u·C + (4.1 + 5.1·K)·u·T` and `B = 7.2u`.
 //!
-//! A test `fl(t_a + tol) < t_b` with `|t_a| ≤ T` then proves `τ_a < τ_b`
-//! when `tol ≥ 2A + 3B·T + 2u·T`: for `t_b ≤ 2T + tol` both errors are
-//! below `A + B·(2T + tol)` (and `2u·T` covers the rounding of the sum);
-//! beyond, `τ_b > 2T·(1 − B) − A` is far past `τ_a`.
+//! A test `fl(t_a + tol) < t_b` (or `fl(t_a − tol) > t_b`) with `|t_a| ≤
+//! T` then proves `τ_a < τ_b` (or `>`) when `tol ≥ 2A + 3B·T + 2u·T`:
+//! for `t_b ≤ 2T + tol` both errors are below `A + B·(2T + tol)` (and
+//! `2u·T` covers the rounding of the sum); beyond, `τ_b > 2T·(1 − B) − A`
+//! is far past `τ_a`.
 //!
-//! The walk takes `tol = 64u·(C + (K + 2)·(T₀ + 1))` with `T₀ =
-//! max(|t_min|, |t_max|)`, and goes on only when `tol < 1/2` and `4·tol <
-//! Δ` on every axis. Then `T ≤ T₀ + 1/2`, so the bound holds with room
-//! for the roundings of `tol` itself: `64·(K + 2)·(T₀ + 1)` is at least
+//! The walk takes `tol = 64u·(C + (K + 2)·(T₀ + 1))` with `T₀ = max(|t0|,
+//! |t1|) + 4·max Δ`, and goes on only when `tol < 1/2` and `4·tol < Δ` on
+//! every axis. Then `T ≤ T₀ + 1/2`, so the bound holds with room for the
+//! roundings of `tol` itself: `64·(K + 2)·(T₀ + 1)` is at least
 //! `(10.2·K + 32)·(T₀ + 1/2)`, and `64·C` at least `16.4·C`. And every
 //! advance, of at least `4·tol`, changes the time, so no step stalls and
 //! the walk ends.
@@ -114,7 +125,7 @@ pub(super) struct CertConsts {
     /// `min_cell − 4`: the cell packed as `(0, 0, 0)` (the border's low
     /// corner; see `VoxelVolume::word_of`).
     base: [i32; 3],
-    /// `K` of the module docs: at least the planes of the padded bricks.
+    /// `K` of the module docs: four times the planes of the padded bricks.
     k: f64,
     /// The move of the word index by a step of code `1 ..= 3` (axis + 1),
     /// at index `2·code + 1` when the step enters the next brick (that
@@ -139,7 +150,7 @@ impl CertConsts {
         Self {
             // `min_cell` is within ±2^29 (`try_new`).
             base: min_cell.map(|c| c - 4),
-            k: pdims.iter().map(|&p| 4.0 * f64::from(p) + 1.0).sum::<f64>() + 3.0,
+            k: 4.0 * (pdims.iter().map(|&p| 4.0 * f64::from(p) + 1.0).sum::<f64>() + 3.0),
             moves,
             on: pdims.iter().all(|&p| u64::from(p) * 4 < 1 << FIELD),
         }
@@ -230,8 +241,63 @@ trait StepTimes: Copy {
     /// 1, 2 or 3 for the axis (x, y, z) whose time is surely alone
     /// (`fl(t + tol) <` both others: at most one can be), `next` the times
     /// with that one advanced by its `dt`; `code` 0 when none is.
-    fn step(self, dt: Self, tol: Self, isa: Isa) -> (Self, usize, f64);
+    ///
+    /// `PLAIN`: the advanced lane is chosen by the plain minimum (`t <`
+    /// both others) rather than by the sure test; the two agree whenever
+    /// `code ≠ 0`, the only case where `next` is used.
+    fn step<const PLAIN: bool>(self, dt: Self, tol: Self, isa: Isa) -> (Self, usize, f64);
+
+    /// The cell of a brick entered at `m`, from `self`, the brick's exit
+    /// times (the stepped axis's already advanced past the brick), and
+    /// `d = [Δ, 2Δ, fl(3Δ)]`: per axis, the count `j` of the brick's inner
+    /// planes `fl(t − d[k])` surely after `m` (`> hi = fl(m + tol)`; each
+    /// of the three must be surely after it or surely before it, `< lo =
+    /// fl(m − tol)`, else `None`), as a brick bit (`j` in each axis's
+    /// field), and the times of the cell's exit planes: the first plane
+    /// after `m` on each axis (the last of those inner planes, or the
+    /// brick's exit).
+    fn enter(self, lo: f64, hi: f64, d: &[Self; 3], isa: Isa) -> Option<(Self, u32)>;
+
+    /// `self + by`, lane by lane.
+    fn add(self, by: Self) -> Self;
+
+    /// `self · by`, lane by lane.
+    fn mul(self, by: Self) -> Self;
+
+    /// The times `[x, y, z]` from `[x, y, z, z]`.
+    fn load4(v: &[f64; 4]) -> Self;
 }
+
+/// By a brick bit with the fields of the axes the walk goes up flipped
+/// (`f ↦ 3 − f`): the fields as lanes `[x, y, z, z]`, the count of the
+/// brick's inner planes after the cell on each axis.
+const REMAIN: [[f64; 4]; 64] = {
+    let mut t = [[0.0; 4]; 64];
+    let mut b = 0;
+    while b < 64 {
+        let (x, y, z) = ((b & 3) as f64, (b >> 2 & 3) as f64, (b >> 4) as f64);
+        t[b] = [x, y, z, z];
+        b += 1;
+    }
+    t
+};
+
+/// [`StepTimes::enter`]'s counts by the masks of the inner planes after
+/// `m`: bits `2k` and `2k + 1` for the `x` and `y` lanes of plane `k`, bit
+/// `6 + k` for the `z` lane, to the brick bit with each axis's count in
+/// its field (the planes after `m` on an axis are its first ones, so the
+/// count is the number of bits).
+const COUNTS: [u8; 512] = {
+    let mut t = [0; 512];
+    let mut key = 0;
+    while key < 512 {
+        let k = key as u32;
+        let (x, y, z) = ((k & 0x15).count_ones(), (k & 0x2a).count_ones(), (k >> 6).count_ones());
+        t[key] = (x | y << 2 | z << 4) as u8;
+        key += 1;
+    }
+    t
+};
 
 /// Three `f64` times, one per axis, in the form the step works on: on
 /// x86_64 the registers `[x, y]` and `[z, z]`, so that a step is a few
@@ -267,24 +333,77 @@ impl StepTimes for Times {
     /// The loop-carried chain is shuffle → min → compare → blend (`t +
     /// tol` and `t + dt` beside it), as in the exact walk's fast step.
     #[inline(always)]
-    fn step(self, dt: Self, tol: Self, isa: Isa) -> (Self, usize, f64) {
+    fn step<const PLAIN: bool>(self, dt: Self, tol: Self, isa: Isa) -> (Self, usize, f64) {
         use super::super::walk::select_pd;
         use std::arch::x86_64::*;
         unsafe {
             let (a, b) = (self.xy, self.zz);
             let s = _mm_shuffle_pd::<1>(a, a);
-            let sure01 = _mm_cmplt_pd(_mm_add_pd(a, tol.xy), _mm_min_pd(s, b));
-            let mn = _mm_min_pd(a, s);
+            let (others01, mn) = (_mm_min_pd(s, b), _mm_min_pd(a, s));
+            let sure01 = _mm_cmplt_pd(_mm_add_pd(a, tol.xy), others01);
             let sure2 = _mm_cmplt_pd(_mm_add_pd(b, tol.zz), mn);
             let m = _mm_cvtsd_f64(_mm_min_sd(mn, b));
+            // `PLAIN`: the blends by the plain minimum, so that the add of
+            // `tol` (3 cycles) is off the times' chain, for two more
+            // compares (faster in the cells' loop, not in the bricks').
+            let (min01, min2) =
+                if PLAIN { (_mm_cmplt_pd(a, others01), _mm_cmplt_pd(b, mn)) } else { (sure01, sure2) };
             let next = Self {
-                xy: select_pd(sure01, _mm_add_pd(a, dt.xy), a, isa),
-                zz: select_pd(sure2, _mm_add_pd(b, dt.zz), b, isa),
+                xy: select_pd(min01, _mm_add_pd(a, dt.xy), a, isa),
+                zz: select_pd(min2, _mm_add_pd(b, dt.zz), b, isa),
             };
             // 1 or 2 from the first register, 3 (both lanes) from the second.
             let code = (_mm_movemask_pd(sure01) + _mm_movemask_pd(sure2)) as usize & 3;
             (next, code, m)
         }
+    }
+
+    /// The three planes side by side: no dependent chain longer than
+    /// subtract → compare → blend, where the brick entry by the position
+    /// (floor, clamp, the plane times and their checks) took about 45
+    /// cycles after the step.
+    #[inline(always)]
+    fn enter(self, lo: f64, hi: f64, d: &[Self; 3], isa: Isa) -> Option<(Self, u32)> {
+        use super::super::walk::select_pd;
+        use std::arch::x86_64::*;
+        unsafe {
+            let (lo, hi) = (_mm_set1_pd(lo), _mm_set1_pd(hi));
+            let (mut xy, mut zz) = (self.xy, self.zz);
+            let (mut ok_xy, mut ok_zz) =
+                (_mm_castsi128_pd(_mm_set1_epi32(-1)), _mm_castsi128_pd(_mm_set1_epi32(-1)));
+            let mut key = 0;
+            for (k, dk) in d.iter().enumerate() {
+                let (c_xy, c_zz) = (_mm_sub_pd(self.xy, dk.xy), _mm_sub_pd(self.zz, dk.zz));
+                let (a_xy, a_zz) = (_mm_cmpgt_pd(c_xy, hi), _mm_cmpgt_pd(c_zz, hi));
+                ok_xy = _mm_and_pd(ok_xy, _mm_or_pd(a_xy, _mm_cmplt_pd(c_xy, lo)));
+                ok_zz = _mm_and_pd(ok_zz, _mm_or_pd(a_zz, _mm_cmplt_pd(c_zz, lo)));
+                // Later planes are earlier: the last one after `m` wins.
+                xy = select_pd(a_xy, c_xy, xy, isa);
+                zz = select_pd(a_zz, c_zz, zz, isa);
+                key |= _mm_movemask_pd(a_xy) << (2 * k) | (_mm_movemask_pd(a_zz) & 1) << (6 + k);
+            }
+            (_mm_movemask_pd(_mm_and_pd(ok_xy, ok_zz)) == 3)
+                .then(|| (Self { xy, zz }, u32::from(COUNTS[key as usize & 511])))
+        }
+    }
+
+    #[inline(always)]
+    fn add(self, by: Self) -> Self {
+        use std::arch::x86_64::*;
+        unsafe { Self { xy: _mm_add_pd(self.xy, by.xy), zz: _mm_add_pd(self.zz, by.zz) } }
+    }
+
+    #[inline(always)]
+    fn mul(self, by: Self) -> Self {
+        use std::arch::x86_64::*;
+        unsafe { Self { xy: _mm_mul_pd(self.xy, by.xy), zz: _mm_mul_pd(self.zz, by.zz) } }
+    }
+
+    #[inline(always)]
+    fn load4(v: &[f64; 4]) -> Self {
+        use std::arch::x86_64::*;
+        // SAFETY: the unaligned loads read `v[0..2]` and `v[2..4]`, in bounds.
+        unsafe { Self { xy: _mm_loadu_pd(v.as_ptr()), zz: _mm_loadu_pd(v.as_ptr().add(2)) } }
     }
 }
 
@@ -301,7 +420,7 @@ impl StepTimes for PortableTimes {
     }
 
     #[inline(always)]
-    fn step(self, dt: Self, tol: Self, _: Isa) -> (Self, usize, f64) {
+    fn step<const PLAIN: bool>(self, dt: Self, tol: Self, _: Isa) -> (Self, usize, f64) {
         let t = self.0;
         let min = |x: f64, y: f64| if y < x { y } else { x };
         let alone = |a: usize| t[a] + tol.0[a] < min(t[(a + 1) % 3], t[(a + 2) % 3]);
@@ -319,6 +438,39 @@ impl StepTimes for PortableTimes {
             next[code - 1] += dt.0[code - 1];
         }
         (Self(next), code, min(min(t[0], t[1]), t[2]))
+    }
+
+    #[inline(always)]
+    fn enter(self, lo: f64, hi: f64, d: &[Self; 3], _: Isa) -> Option<(Self, u32)> {
+        let (mut exit, mut bits) = (self.0, 0);
+        for (a, e) in exit.iter_mut().enumerate() {
+            let mut j = 0;
+            for dk in d {
+                let c = self.0[a] - dk.0[a];
+                if c > hi {
+                    (j, *e) = (j + 1, c);
+                } else if !(c < lo) {
+                    return None;
+                }
+            }
+            bits |= j << (2 * a);
+        }
+        Some((Self(exit), bits))
+    }
+
+    #[inline(always)]
+    fn add(self, by: Self) -> Self {
+        Self(std::array::from_fn(|a| self.0[a] + by.0[a]))
+    }
+
+    #[inline(always)]
+    fn mul(self, by: Self) -> Self {
+        Self(std::array::from_fn(|a| self.0[a] * by.0[a]))
+    }
+
+    #[inline(always)]
+    fn load4(v: &[f64; 4]) -> Self {
+        Self([v[0], v[1], v[2]])
     }
 }
 
@@ -343,7 +495,7 @@ impl VoxelVolume {
         if !cc.on {
             return Certified::Unsure;
         }
-        let ClipLanes { d, o, inv, up, t_min, t_max } = match self.clip.clip_lanes::<L>(ray, range) {
+        let ClipLanes { d, o, inv, up, t_min, t_max, t0, t1 } = match self.clip.clip_lanes::<L>(ray, range) {
             Clipped::In(c) => c,
             Clipped::Miss => return Certified::Miss,
             Clipped::General => return Certified::Unsure,
@@ -352,12 +504,15 @@ impl VoxelVolume {
         let ainv = inv.abs();
         let dt = size * ainv;
         // The tolerance (module docs), and the conditions for using it.
-        let (tmin64, tmax64) = (f64::from(t_min), f64::from(t_max));
+        // `t0`, `t1`: the clipped range before its rounding to `f32` (the
+        // walk needs no `f32` bounds but the hit's, built at the end).
         let cm = ((org.abs() + o.abs()) * ainv).get();
         let dts = dt.get();
         // (`fmax`/`fmin`: no NaN here, all finite.)
         let cmax = fmax(fmax(cm[0], cm[1]), cm[2]);
-        let tol = 64.0 * U * (cmax + (cc.k + 2.0) * (fmax(tmin64.abs(), tmax64.abs()) + 1.0));
+        let dmax = fmax(fmax(dts[0], dts[1]), dts[2]);
+        let big_t = fmax(t0.abs(), t1.abs()) + 4.0 * dmax;
+        let tol = 64.0 * U * (cmax + (cc.k + 2.0) * (big_t + 1.0));
         if !(tol < 0.5 && 4.0 * tol < fmin(fmin(dts[0], dts[1]), dts[2])) {
             return Certified::Unsure;
         }
@@ -372,49 +527,76 @@ impl VoxelVolume {
             up1: up.and(L::splat(1.0)),
             tol: L::splat(tol),
         };
-        // The ray's lanes kept in memory for the hand-overs between cells
-        // and bricks (`RayLanes::load`), so that the walk's loops keep
-        // their own values in registers (LLVM otherwise spills those).
-        let kept = std::hint::black_box(RayKept::new(&r));
-        // The start cell.
-        let t0 = L::splat(tmin64);
-        let x = r.cells_at(t0);
+        // The start brick, then (when it is not empty) the start cell, both
+        // estimated from the position at `t0` and proved by their planes'
+        // times (`within`). The brick's estimate is taken from the
+        // position directly (not from the cell's), so that a ray from
+        // outside the cells (the common case: its start brick is the
+        // border's) waits on one rounding less before its walk.
+        let ts = L::splat(t0);
+        let x = r.cells_at(ts);
         if x.abs().le(L::splat(f64::from(CELL_LIMIT))).bits() != 7 {
             return Certified::Unsure;
         }
-        let n = x.floor();
-        let (exit0, sure) = r.within(n, t0);
-        if sure.bits() != 7 {
+        let basef = L::from_i32(cc.base);
+        let (four, quarter) = (L::splat(4.0), L::splat(0.25));
+        let bl = ((x - basef) * quarter).floor() * four + basef;
+        let (brick_exit, brick_sure) = r.within_by(bl, four, ts);
+        if brick_sure.bits() != 7 {
             return Certified::Unsure;
         }
-        let cell = n.to_i32();
-        let rel: [i32; 3] = std::array::from_fn(|a| cell[a].wrapping_sub(self.min_cell[a]));
+        let blc = bl.to_i32();
+        let rel: [i32; 3] = std::array::from_fn(|a| blc[a].wrapping_sub(self.min_cell[a]));
         let mut idx = self.padded_word(rel);
         let Some(&word0) = self.bits.get(idx) else { return Certified::Unsure };
-        let mut p = pack(rel.map(|r| r + 4));
-        if word0 >> brick_bit(p) & 1 != 0 {
-            return Certified::Hit(Found::Any(VoxelHit {
-                cell: IVec3::from_array(cell),
-                t: t_min,
-                face: None,
-            }));
+        // The packed brick (its low cell) and the cell's bit in it.
+        let mut pb = pack(rel.map(|r| r + 4));
+        let mut bit = 0;
+        let mut times = S::from_lanes(brick_exit);
+        if word0 != 0 {
+            let n = x.floor();
+            let (exit0, sure) = r.within_by(n, L::splat(1.0), ts);
+            if sure.bits() != 7 {
+                return Certified::Unsure;
+            }
+            // Both proved to hold the ray at `t0`, so the cell is in the brick.
+            let cell = n.to_i32();
+            bit = brick_bit(pack(std::array::from_fn(|a| cell[a] - cc.base[a])));
+            debug_assert_eq!(pack(std::array::from_fn(|a| cell[a] - cc.base[a])) & !LOW, pb);
+            if word0 >> bit & 1 != 0 {
+                return Certified::Hit(Found::Any(VoxelHit {
+                    cell: IVec3::from_array(cell),
+                    t: t_min,
+                    face: None,
+                }));
+            }
+            times = S::from_lanes(exit0);
         }
         let neg = !up.bits() & 7;
         let moves = &cc.moves[usize::from(neg)];
         let (next_bit, brick_moves) = (&NEXT_BIT[usize::from(neg)], &BRICK_MOVES[usize::from(neg)]);
-        let (dt1, dt4, tolt) = (S::from_lanes(dt), S::from_lanes(dt * L::splat(4.0)), S::from_lanes(r.tol));
+        let (dt1, dt4, tolt) = (S::from_lanes(dt), S::from_lanes(dt * four), S::from_lanes(r.tol));
+        // Δ, 2Δ and fl(3Δ), for the cells' times at a brick's entry (`StepTimes::enter`).
+        let four_lanes = |l: L| {
+            let [x, y, z] = l.get();
+            [x, y, z, z]
+        };
+        let multiples = [four_lanes(dt), four_lanes(dt * L::splat(2.0)), four_lanes(dt * L::splat(3.0))];
+        // In memory, read at the hand-overs only: held in registers they
+        // pushed the loops' own values to the stack.
+        let multiples = std::hint::black_box(&multiples);
+        // The flipped fields of `StepTimes::enter`'s counts (3 on the axes the walk goes up).
+        let up_flip = FLIP[usize::from(!neg & 7)];
         let base = cc.base;
         // What the walk answers at an end or a hit (module docs).
-        let ends = Ends { t_min, t_max, range_max: range.max, tol, base, neg };
-        let mut times = S::from_lanes(exit0);
-        let mut fine = word0 != 0;
+        let ends = Ends { t_min, t_max, t1, range_max: range.max, tol, base, neg };
+        let (mut bit, mut fine) = (bit as usize, word0 != 0);
         loop {
             if fine {
-                // The cell as its brick (`pb`, packed) and its bit there.
-                let (mut pb, mut bit) = (p & !LOW, brick_bit(p) as usize);
+                // The cells, from cell `bit` of brick `pb` with exit times `times`.
                 loop {
-                    let (next, code, m) = times.step(dt1, tolt, isa);
-                    if !(m < tmax64) {
+                    let (next, code, m) = times.step::<true>(dt1, tolt, isa);
+                    if !(m < t1) {
                         return ends.end(m);
                     }
                     if code == 0 {
@@ -424,7 +606,7 @@ impl VoxelVolume {
                     // by table (see `NEXT_BIT`).
                     let e = usize::from(next_bit[code << 6 | bit]);
                     bit = e & 63;
-                    let k = 2 * code + (e >> 6);
+                    let k = (2 * code + (e >> 6)) & 7;
                     idx = idx.wrapping_add(moves[k]);
                     pb = pb.wrapping_add(brick_moves[k]);
                     times = next;
@@ -438,15 +620,14 @@ impl VoxelVolume {
                         break;
                     }
                 }
-                p = pb;
+                // The bricks, from brick `pb` (empty): its exit times, the
+                // cell's advanced by the inner planes after it (module docs).
+                let ahead = S::load4(&REMAIN[bit ^ up_flip as usize]).mul(S::load4(&multiples[0]));
+                times = times.add(ahead);
             }
-            // The bricks, from the brick of `p` (empty).
-            let mut pb = p & !LOW;
-            let r = kept.load::<L>();
-            times = S::from_lanes(r.plane_time(cell_lanes::<L>(pb, base) + r.up1 * L::splat(4.0)));
             loop {
-                let (next, code, m) = times.step(dt4, tolt, isa);
-                if !(m < tmax64) {
+                let (next, code, m) = times.step::<false>(dt4, tolt, isa);
+                if !(m < t1) {
                     return ends.end(m);
                 }
                 if code == 0 {
@@ -460,20 +641,21 @@ impl VoxelVolume {
                 if word == 0 {
                     continue;
                 }
-                // Entered a brick that is not empty, at `m` through axis
-                // `code − 1`: its boundary cell on that axis, the cell at
-                // `m` (proved) on the others.
-                let r = kept.load::<L>();
-                let Some((np, exit)) = r.enter_brick(cell_lanes::<L>(pb, base), m, code) else {
+                // Entered a brick that is not empty, at `m`: the cell there
+                // and its exit times from the brick's (module docs).
+                let Some((exit, counts)) = next.enter(
+                    m - tol,
+                    m + tol,
+                    &[S::load4(&multiples[0]), S::load4(&multiples[1]), S::load4(&multiples[2])],
+                    isa,
+                ) else {
                     return Certified::Unsure;
                 };
-                let cell = np.to_i32();
-                p = pack(std::array::from_fn(|a| cell[a] - base[a]));
-                debug_assert_eq!(p & !LOW, pb);
-                if word >> brick_bit(p) & 1 != 0 {
-                    return ends.hit(m, code, p);
+                bit = (counts ^ up_flip) as usize & 63;
+                if word >> bit & 1 != 0 {
+                    return ends.hit(m, code, pb | bit_offsets(bit));
                 }
-                times = S::from_lanes(exit);
+                times = exit;
                 fine = true;
                 break;
             }
@@ -481,12 +663,9 @@ impl VoxelVolume {
     }
 }
 
-/// The absolute cell of packed cell `p` (from `base`), as lanes.
-#[inline(always)]
-fn cell_lanes<L: Lanes>(p: u64, base: [i32; 3]) -> L {
-    let r = unpack(p);
-    L::from_i32(std::array::from_fn(|a| r[a] + base[a]))
-}
+/// By the axes the walk goes up (bit `a`): the brick bit with field `a`
+/// at 3 on those axes, 0 on the others.
+const FLIP: [u32; 8] = [0, 3, 12, 15, 48, 51, 60, 63];
 
 /// A ray's values as lanes for the certified walk: direction, origin, the
 /// grid's origin, cell size and its reciprocal, `c = g − o`, `inv = 1/d`,
@@ -503,38 +682,6 @@ struct RayLanes<L> {
     tol: L,
 }
 
-/// [`RayLanes`] as arrays (`[x, y, z, z]`).
-#[derive(Clone, Copy)]
-struct RayKept([[f64; 4]; 9]);
-
-impl RayKept {
-    #[inline(always)]
-    fn new<L: Lanes>(r: &RayLanes<L>) -> Self {
-        let mut v = [[0.0; 4]; 9];
-        for (k, l) in [r.d, r.o, r.org, r.size, r.inv_s, r.c, r.inv, r.up1, r.tol].into_iter().enumerate() {
-            let [x, y, z] = l.get();
-            v[k] = [x, y, z, z];
-        }
-        Self(v)
-    }
-
-    #[inline(always)]
-    fn load<L: Lanes>(&self) -> RayLanes<L> {
-        let v = &self.0;
-        RayLanes {
-            d: L::load4(&v[0]),
-            o: L::load4(&v[1]),
-            org: L::load4(&v[2]),
-            size: L::load4(&v[3]),
-            inv_s: L::load4(&v[4]),
-            c: L::load4(&v[5]),
-            inv: L::load4(&v[6]),
-            up1: L::load4(&v[7]),
-            tol: L::load4(&v[8]),
-        }
-    }
-}
-
 impl<L: Lanes> RayLanes<L> {
     /// `T(n)` of the module docs: the times of planes `n`.
     #[inline(always)]
@@ -548,26 +695,14 @@ impl<L: Lanes> RayLanes<L> {
         ((self.o + t * self.d) - self.org) * self.inv_s
     }
 
-    /// Cells `n`'s exit times, and the mask of the axes where `ts` is surely
-    /// between their entry and exit times.
+    /// The exit times of the cube of `w` cells from cell `n` (the cell
+    /// for `w = 1`, the brick from its low cell for `w = 4`), and the mask
+    /// of the axes where `ts` is surely between its entry and exit times.
     #[inline(always)]
-    fn within(&self, n: L, ts: L) -> (L, L) {
+    fn within_by(&self, n: L, w: L, ts: L) -> (L, L) {
         let one = L::splat(1.0);
-        let (exit, entry) = (self.plane_time(n + self.up1), self.plane_time(n + (one - self.up1)));
+        let (exit, entry) = (self.plane_time(n + self.up1 * w), self.plane_time(n + (one - self.up1) * w));
         (exit, (entry + self.tol).lt(ts).and((ts + self.tol).lt(exit)))
-    }
-
-    /// The cell entered at `m` through axis `code − 1` into the brick of
-    /// low cell `b`, and its exit times; `None` when not proved.
-    #[inline(always)]
-    fn enter_brick(&self, b: L, m: f64, code: usize) -> Option<(L, L)> {
-        let (one, three) = (L::splat(1.0), L::splat(3.0));
-        let ts = L::splat(m);
-        let n = self.cells_at(ts).floor().max(b).min(b + three);
-        let stepped = L::splat(code as f64).eq(L::new([1.0, 2.0, 3.0]));
-        let n = L::select(stepped, b + (one - self.up1) * three, n);
-        let (exit, sure) = self.within(n, ts);
-        (sure.or(stepped).bits() == 7).then_some((n, exit))
     }
 }
 
@@ -575,6 +710,8 @@ impl<L: Lanes> RayLanes<L> {
 struct Ends {
     t_min: f32,
     t_max: f32,
+    /// `t_max` before its rounding to `f32`.
+    t1: f64,
     range_max: f32,
     tol: f64,
     base: [i32; 3],
@@ -585,7 +722,7 @@ impl Ends {
     /// The walk reached a time `m ≥ t_max`.
     #[inline(always)]
     fn end(&self, m: f64) -> Certified {
-        if self.t_max != self.range_max || m > f64::from(self.t_max) + self.tol {
+        if self.t1 != f64::from(self.range_max) || m > self.t1 + self.tol {
             Certified::Miss
         } else {
             Certified::Unsure
@@ -595,7 +732,7 @@ impl Ends {
     /// The hit on packed cell `p`, entered at `m` by a step of `code`.
     #[inline(always)]
     fn hit(&self, m: f64, code: usize, p: u64) -> Certified {
-        if !(m + self.tol < f64::from(self.t_max)) {
+        if !(m + self.tol < self.t1) {
             return Certified::Unsure;
         }
         let r = unpack(p);
@@ -749,7 +886,9 @@ mod tests {
         assert!(agrees(&v, &ray, Interval::new(0.0, 1.6)));
     }
 
-    /// The portable step and the x86_64 one give the same times and axis.
+    /// The portable step and the x86_64 one give the same times and axis
+    /// (the times by the plain minimum only where the axis is sure), and
+    /// the same cell and times at a brick's entry.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn portable_step_matches() {
@@ -758,19 +897,26 @@ mod tests {
             let mut t = |n: u64| (next(n) as f64 - (n / 2) as f64) * 0.25;
             let (ts, dt, tol) = ([t(16), t(16), t(16)], [t(8).abs() + 0.25, 1.0, 0.5], t(4).abs());
             let l = V::new(ts);
-            let p = PortableTimes::from_lanes(l).step(
-                PortableTimes::from_lanes(V::new(dt)),
-                PortableTimes::from_lanes(V::splat(tol)),
-                Isa::BASELINE,
-            );
+            let portable = PortableTimes::from_lanes(l);
+            let (pdt, ptol) =
+                (PortableTimes::from_lanes(V::new(dt)), PortableTimes::from_lanes(V::splat(tol)));
+            let p = portable.step::<false>(pdt, ptol, Isa::BASELINE);
+            let pd = [1.0, 2.0, 3.0].map(|k| PortableTimes::from_lanes(V::new(dt) * V::splat(k)));
+            let (lo, hi) = (ts[0] - tol, ts[0] + tol);
+            let pe = portable.enter(lo, hi, &pd, Isa::BASELINE);
             for isa in [Isa::BASELINE, crate::grid::voxels::best_compiled(|isa| isa)] {
-                let (n, code, m) = Times::from_lanes(l).step(
-                    Times::from_lanes(V::new(dt)),
-                    Times::from_lanes(V::splat(tol)),
-                    isa,
-                );
-                let back = n.get();
-                assert_eq!((PortableTimes(back), code, m), p, "{ts:?} {dt:?} {tol}");
+                let x86 = Times::from_lanes(l);
+                let (xdt, xtol) = (Times::from_lanes(V::new(dt)), Times::from_lanes(V::splat(tol)));
+                let (n, code, m) = x86.step::<false>(xdt, xtol, isa);
+                assert_eq!((PortableTimes(n.get()), code, m), p, "{ts:?} {dt:?} {tol}");
+                let (n, code, m) = x86.step::<true>(xdt, xtol, isa);
+                assert_eq!((code, m), (p.1, p.2), "{ts:?} {dt:?} {tol}");
+                if code != 0 {
+                    assert_eq!(PortableTimes(n.get()), p.0, "{ts:?} {dt:?} {tol}");
+                }
+                let xd = [1.0, 2.0, 3.0].map(|k| Times::from_lanes(V::new(dt) * V::splat(k)));
+                let xe = x86.enter(lo, hi, &xd, isa).map(|(e, bits)| (PortableTimes(e.get()), bits));
+                assert_eq!(xe, pe, "{ts:?} {dt:?} {tol}");
             }
         }
     }
