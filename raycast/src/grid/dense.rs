@@ -95,6 +95,11 @@ pub struct VoxelVolume {
     cert: CertConsts,
 }
 
+/// By a set of axes (bit `a` for axis `a`): the brick bit (`x | y << 2 |
+/// z << 4`) with the 2-bit field of each of those axes at 3, the others 0;
+/// XOR with it flips those fields (`f ↦ 3 − f`).
+const FLIP: [u32; 8] = [0, 3, 12, 15, 48, 51, 60, 63];
+
 /// The bricks for [`GridWalk::skip_empty`] ([`Blocks`]), with the padded
 /// index (see [`VoxelVolume::word_of`]) of the coarse walk's brick.
 ///
@@ -394,8 +399,6 @@ impl VoxelVolume {
         // this value grows (by 4^a) on a step within the brick and falls (by
         // 3·4^a) when the field wraps 3 → 0, i.e. when the step enters
         // another brick.
-        // (By table: bit a of `neg` gives the field 3 << 2a.)
-        const FLIP: [u32; 8] = [0, 3, 12, 15, 48, 51, 60, 63];
         let flip = FLIP[usize::from(neg & 7)];
         // Carried from step to step (in registers, see
         // `GridWalk::drive_with`): the word index of the brick of the last

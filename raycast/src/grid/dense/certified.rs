@@ -96,7 +96,7 @@ use super::super::lanes::V;
 use super::super::lanes::V4;
 use super::super::voxels::{Found, Isa, VoxelHit};
 use super::super::walk::{clamp_step_t, fmax, fmin, ClipLanes, Clipped, CELL_LIMIT};
-use super::VoxelVolume;
+use super::{VoxelVolume, FLIP};
 use crate::{Interval, Ray};
 use glam::IVec3;
 
@@ -551,7 +551,7 @@ impl VoxelVolume {
         let Some(&word0) = self.bits.get(idx) else { return Certified::Unsure };
         // The packed brick (its low cell) and the cell's bit in it.
         let mut pb = pack(rel.map(|r| r + 4));
-        let mut bit = 0;
+        let mut bit: usize = 0;
         let mut times = S::from_lanes(brick_exit);
         if word0 != 0 {
             let n = x.floor();
@@ -561,8 +561,9 @@ impl VoxelVolume {
             }
             // Both proved to hold the ray at `t0`, so the cell is in the brick.
             let cell = n.to_i32();
-            bit = brick_bit(pack(std::array::from_fn(|a| cell[a] - cc.base[a])));
-            debug_assert_eq!(pack(std::array::from_fn(|a| cell[a] - cc.base[a])) & !LOW, pb);
+            let p0 = pack(std::array::from_fn(|a| cell[a] - cc.base[a]));
+            debug_assert_eq!(p0 & !LOW, pb);
+            bit = brick_bit(p0) as usize;
             if word0 >> bit & 1 != 0 {
                 return Certified::Hit(Found::Any(VoxelHit {
                     cell: IVec3::from_array(cell),
@@ -590,7 +591,7 @@ impl VoxelVolume {
         let base = cc.base;
         // What the walk answers at an end or a hit (module docs).
         let ends = Ends { t_min, t_max, t1, range_max: range.max, tol, base, neg };
-        let (mut bit, mut fine) = (bit as usize, word0 != 0);
+        let mut fine = word0 != 0;
         loop {
             if fine {
                 // The cells, from cell `bit` of brick `pb` with exit times `times`.
@@ -662,10 +663,6 @@ impl VoxelVolume {
         }
     }
 }
-
-/// By the axes the walk goes up (bit `a`): the brick bit with field `a`
-/// at 3 on those axes, 0 on the others.
-const FLIP: [u32; 8] = [0, 3, 12, 15, 48, 51, 60, 63];
 
 /// A ray's values as lanes for the certified walk: direction, origin, the
 /// grid's origin, cell size and its reciprocal, `c = g − o`, `inv = 1/d`,
