@@ -35,9 +35,12 @@ const DIR_PER_CHUNK: i64 = 16;
 const DIR_MIN: i64 = 1 << 15;
 
 /// The chunks by key (chunk coordinates: cells `>> 4`).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(super) struct ChunkStore {
-    /// Every chunk, by slot; free slots (after a removal) are listed in `free`.
+    /// Every chunk, by slot; free slots (after a removal) are listed in
+    /// `free`. Slot 0 is no key's: an empty chunk that a directory entry of
+    /// 0 (no chunk) points at, so that [`DirWords::word`] reads an absent
+    /// chunk's words as zeros without a branch.
     slots: Vec<Chunk>,
     free: Vec<u32>,
     /// The slot of each stored key (`IVec3` keys: hashed field by field,
@@ -46,7 +49,7 @@ pub(super) struct ChunkStore {
     /// Bounds (inclusive) of every key ever stored.
     lo: [i32; 3],
     hi: [i32; 3],
-    /// Slot + 1 (0: no chunk) of the keys `dir_lo + r` for `r < dir_ext`,
+    /// The slot (0: no chunk) of the keys `dir_lo + r` for `r < dir_ext`,
     /// x fastest; empty when the directory is not kept.
     dir: Vec<u32>,
     dir_lo: [i32; 3],
@@ -65,7 +68,16 @@ impl PartialEq for ChunkStore {
 impl ChunkStore {
     /// An empty store.
     pub(super) fn new() -> Self {
-        Self { lo: [i32::MAX; 3], hi: [i32::MIN; 3], ..Self::default() }
+        Self {
+            slots: vec![Chunk { bits: [0; WORDS], count: 0 }],
+            free: Vec::new(),
+            keys: HashMap::default(),
+            lo: [i32::MAX; 3],
+            hi: [i32::MIN; 3],
+            dir: Vec::new(),
+            dir_lo: [0; 3],
+            dir_ext: [0; 3],
+        }
     }
 
     /// Number of stored chunks.
@@ -96,7 +108,7 @@ impl ChunkStore {
         }
         // Every stored key lies in the directory's box.
         let s = self.dir[self.dir_index(key)?];
-        s.checked_sub(1).map(|s| &self.slots[s as usize])
+        (s != 0).then(|| &self.slots[s as usize])
     }
 
     /// The chunk of `key`, stored empty first if absent.
@@ -135,7 +147,8 @@ impl ChunkStore {
             None => {
                 self.slots.push(empty);
                 // A key per chunk and every key within ±2^25 (cells within
-                // ±2^29): far fewer than 2^32 slots fit in memory.
+                // ±2^29): far fewer than 2^32 slots fit in memory. Never 0
+                // (the empty chunk's).
                 (self.slots.len() - 1) as u32
             }
         };
@@ -143,7 +156,7 @@ impl ChunkStore {
         self.lo = std::array::from_fn(|a| self.lo[a].min(key[a]));
         self.hi = std::array::from_fn(|a| self.hi[a].max(key[a]));
         match self.dir_index(key).filter(|_| !self.dir.is_empty()) {
-            Some(i) => self.dir[i] = s + 1,
+            Some(i) => self.dir[i] = s,
             None => self.rebuild_dir(),
         }
         s
@@ -170,9 +183,53 @@ impl ChunkStore {
         self.dir.resize(volume as usize, 0);
         for (key, &s) in &self.keys {
             if let Some(i) = self.dir_index(key.to_array()) {
-                self.dir[i] = s + 1;
+                self.dir[i] = s;
             }
         }
+    }
+
+    /// The directory's reader for the certified cast, with chunk keys
+    /// counted from `key0`; `None` when the directory is not kept.
+    pub(super) fn dir_words(&self, key0: [i32; 3]) -> Option<DirWords<'_>> {
+        (!self.dir.is_empty()).then(|| DirWords {
+            dir: &self.dir,
+            slots: &self.slots,
+            // Wrapping: keys below `dir_lo` become huge and fail the bound.
+            off: std::array::from_fn(|a| key0[a].wrapping_sub(self.dir_lo[a]) as u32),
+            ext: self.dir_ext,
+        })
+    }
+}
+
+/// The words of the chunks through the directory, by a chunk's key counted
+/// from a fixed key (`ChunkStore::dir_words`): what the certified cast
+/// reads at each brick, an index, two loads and no branch but the
+/// directory's bounds (failed, rarely, only by a brick just beyond every
+/// chunk ever stored: it is read as empty).
+#[derive(Clone, Copy)]
+pub(super) struct DirWords<'a> {
+    dir: &'a [u32],
+    slots: &'a [Chunk],
+    off: [u32; 3],
+    ext: [u32; 3],
+}
+
+impl<'a> DirWords<'a> {
+    /// The words of the chunk `key0 + k` (the empty chunk's where none is
+    /// stored).
+    #[inline(always)]
+    pub(super) fn chunk(&self, k: [u32; 3]) -> &'a [u64; WORDS] {
+        let r: [u32; 3] = std::array::from_fn(|a| k[a].wrapping_add(self.off[a]));
+        let e = self.ext;
+        let s = if r[0] < e[0] && r[1] < e[1] && r[2] < e[2] {
+            let i = r[0] as usize + e[0] as usize * (r[1] as usize + e[1] as usize * r[2] as usize);
+            // In bounds (the directory's box; a slot of the store, 0 the
+            // empty chunk): the checks are never taken.
+            self.dir.get(i).copied().unwrap_or(0) as usize
+        } else {
+            0
+        };
+        self.slots.get(s).map_or(&self.slots[0].bits, |c| &c.bits)
     }
 }
 

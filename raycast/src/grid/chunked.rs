@@ -11,6 +11,11 @@
 //! load per lookup; casts were 5–10 % faster with it).
 //!
 //! # Cast
+//! While the chunks have a directory, the certified walk (`certified.rs`,
+//! shared with the dense volume) runs first; where it cannot certify a
+//! decision (or gives up after 64 brick steps), the exact walk below
+//! answers.
+//!
 //! A ray is clipped to the box of the cells ever made solid (grown by half
 //! a cell, as the dense volume's), then walked with the exact supercover
 //! walk driven in place ([`GridWalk::drive_with`]) with the last chunk
@@ -31,7 +36,8 @@
 //! rounding of each other they stop before it and the exact cell walk takes
 //! it, so edges and corners of chunks and bricks come out as in the plain walk.
 
-use super::chunk_store::{Chunk, ChunkStore, WORDS};
+use super::certified::{self, BrickWords, Cells, CertConsts, Certified};
+use super::chunk_store::{Chunk, ChunkStore, DirWords, WORDS};
 use super::voxels::{best_compiled, hit_in, Found, Isa, VoxelHit};
 use super::walk::Flow;
 use super::walk::{BoxClip, GridWalk, Step, CELL_LIMIT};
@@ -130,6 +136,96 @@ pub struct ChunkedVoxels {
     /// date by `set`: every cast clips to that box, and they depend on it
     /// and the grid only).
     clip: BoxClip,
+    /// The certified cast's constants for that box (kept with `clip`).
+    cert: ChunkCert,
+}
+
+/// The certified cast's constants for the cells `lo ..= hi` of a chunked
+/// world: its packed cells counted from `base`, the chunk corner at most
+/// 16 cells below `lo − 4` (so a packed cell's fields hold its chunk and
+/// brick: `f >> 4` and `f >> 2 & 3`, counted from chunk `key0`), and its
+/// walks within `4·pdims` cells of it (up to the brick of `hi + 1`).
+#[derive(Clone, Debug, PartialEq)]
+struct ChunkCert {
+    consts: CertConsts,
+    key0: [i32; 3],
+    cells: [u32; 3],
+}
+
+impl ChunkCert {
+    fn new(lo: [i32; 3], hi: [i32; 3]) -> Self {
+        // Cells within ±2^24 (`set`): no overflow.
+        let key0 = lo.map(|c| (c - 4) >> CHUNK_BITS);
+        let base = key0.map(|k| k << CHUNK_BITS);
+        let pdims: [u32; 3] = std::array::from_fn(|a| ((hi[a] + 1 - base[a]) >> 2) as u32 + 1);
+        Self { consts: CertConsts::new(base, pdims, [0; 3]), key0, cells: pdims.map(|p| 4 * p) }
+    }
+}
+
+/// The chunked world's bricks for the certified walk, read from the
+/// chunk the walk is in: after a step of the bricks' walk it is looked up
+/// again (through the directory: an index and two loads, no branch), as
+/// such steps change chunk often (one in four on an axis); after a step of
+/// the cells' walk only when the packed cell's chunk fields changed (one
+/// in sixteen on an axis), so most cell steps read their word from the
+/// chunk at hand.
+pub(super) struct ChunkWords<'a> {
+    dir: DirWords<'a>,
+    cells: [u32; 3],
+}
+
+const BUDGET: u32 = 64;
+
+/// A packed cell's chunk fields: bits 4 and up of each field.
+const CHUNK_FIELDS: u64 = {
+    let field = (1u64 << certified::FIELD) - 1 - 15;
+    field | field << certified::FIELD | field << (2 * certified::FIELD)
+};
+
+impl<'a> ChunkWords<'a> {
+    /// The words of the chunk of packed brick `pb`, and its chunk fields.
+    #[inline(always)]
+    fn chunk(&self, pb: u64) -> (&'a [u64; WORDS], u64) {
+        let f = certified::unpack(pb).map(|x| x as u32 >> CHUNK_BITS);
+        (self.dir.chunk(f), pb & CHUNK_FIELDS)
+    }
+}
+
+impl<'a> BrickWords for ChunkWords<'a> {
+    /// The chunk's words (the empty chunk's where none is stored) and its
+    /// chunk fields.
+    type Cursor = (&'a [u64; WORDS], u64);
+
+    /// 64 bricks: 16 chunks' worth along one axis. Few rays of the peer
+    /// comparison's height field take more; a ray across empty chunks
+    /// then goes on by chunks (`grid/chunked/empty_chunks_crossed`).
+    const BRICK_STEPS: u32 = BUDGET;
+
+    #[inline(always)]
+    fn start(&self, rel: [i32; 3], pb: u64) -> Option<Self::Cursor> {
+        (0..3).all(|a| (rel[a] as u32) < self.cells[a]).then(|| self.chunk(pb))
+    }
+
+    #[inline(always)]
+    fn brick_step(&self, _: Self::Cursor, _: usize, pb: u64) -> Self::Cursor {
+        self.chunk(pb)
+    }
+
+    #[inline(always)]
+    fn cell_step(&self, at: Self::Cursor, _: usize, pb: u64) -> Self::Cursor {
+        if pb & CHUNK_FIELDS == at.1 {
+            at
+        } else {
+            self.chunk(pb)
+        }
+    }
+
+    #[inline(always)]
+    fn word(&self, at: Self::Cursor, pb: u64) -> u64 {
+        // The brick in the chunk: bits 2 and 3 of each field.
+        let f = certified::unpack(pb).map(|x| x as usize >> 2 & 3);
+        at.0[f[0] | f[1] << 2 | f[2] << 4]
+    }
 }
 
 /// Chunk key, word (brick within the chunk) and bit (cell within the brick)
@@ -157,6 +253,7 @@ impl ChunkedVoxels {
             cell_hi: IVec3::MIN,
             // Never used while the world is empty (casts answer `None` first).
             clip: BoxClip::new(&grid, [0; 3], [0; 3]),
+            cert: ChunkCert::new([0; 3], [0; 3]),
         })
     }
 
@@ -231,6 +328,7 @@ impl ChunkedVoxels {
             if (lo, hi) != (self.cell_lo, self.cell_hi) {
                 (self.cell_lo, self.cell_hi) = (lo, hi);
                 self.clip = BoxClip::new(&self.grid, lo.to_array(), hi.to_array());
+                self.cert = ChunkCert::new(lo.to_array(), hi.to_array());
             }
         } else if let Some(chunk) = self.chunks.get_mut(key.to_array()) {
             if chunk.bits[w] & m != 0 {
@@ -259,9 +357,52 @@ impl ChunkedVoxels {
         )
     }
 
-    /// [`ChunkedVoxels::cast_cell`] for any CPU, as a [`Found`].
+    /// [`ChunkedVoxels::cast_cell`] for any CPU, as a [`Found`]: the
+    /// certified cast (see `certified`) while the chunks have a directory,
+    /// and where it is unsure or they have none, the exact walk.
     #[inline(always)]
     fn cast_cell_any(&self, ray: &Ray, range: Interval, isa: Isa) -> Option<Found> {
+        if self.count == 0 {
+            return None;
+        }
+        match self.cast_certified(ray, range, isa) {
+            Certified::Hit(found) => Some(found),
+            Certified::Miss => None,
+            Certified::Unsure => self.cast_exact_apart(ray, range),
+        }
+    }
+
+    /// The exact walk in a function of its own, with its own AVX copy:
+    /// compiled into the certified walk's function, its loop ran 1.6×
+    /// slower (`grid/chunked/empty_chunks_crossed`, where every ray ends in
+    /// it).
+    #[inline(never)]
+    fn cast_exact_apart(&self, ray: &Ray, range: Interval) -> Option<Found> {
+        best_compiled(
+            #[inline(always)]
+            |isa| self.cast_exact(ray, range, isa),
+        )
+    }
+
+    /// The certified cast of `ray` over `range` (`Unsure` without a directory).
+    #[inline(always)]
+    pub(super) fn cast_certified(&self, ray: &Ray, range: Interval, isa: Isa) -> Certified {
+        let Some(cells) = self.certified_parts() else { return Certified::Unsure };
+        certified::cast(&cells, ray, range, isa)
+    }
+
+    /// What the certified cast reads: its constants, the clip and the
+    /// words (`None` without a chunk directory).
+    #[inline(always)]
+    pub(super) fn certified_parts(&self) -> Option<Cells<'_, ChunkWords<'_>>> {
+        let dir = self.chunks.dir_words(self.cert.key0)?;
+        let words = ChunkWords { dir, cells: self.cert.cells };
+        Some(Cells { cc: &self.cert.consts, clip: &self.clip, words })
+    }
+
+    /// [`ChunkedVoxels::cast_cell_any`] by the exact walk alone.
+    #[inline(always)]
+    pub(super) fn cast_exact(&self, ray: &Ray, range: Interval, isa: Isa) -> Option<Found> {
         if self.count == 0 {
             return None;
         }

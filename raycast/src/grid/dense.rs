@@ -33,14 +33,12 @@
 //! three-operand forms spare the register copies of the SSE2 step. No fused
 //! multiply–add is enabled, so every result is bit for bit the same.
 
-mod certified;
-
+use super::certified::{self, BrickWords, CertConsts, Certified};
 use super::voxels::{best_compiled, hit_in, Found, Isa, VoxelHit};
 use super::walk::{Blocks, BoxClip, Flow, GridWalk, Step, CELL_LIMIT};
 use super::Grid;
 use crate::shapes::RayCast;
 use crate::{Aabb, Hit, Interval, Ray, ShapeError};
-use certified::{CertConsts, Certified};
 use glam::{I64Vec3, IVec3, UVec3, Vec3};
 
 /// A dense volume of `dims` cells starting at cell `min_cell` of a [`Grid`];
@@ -90,15 +88,46 @@ pub struct VoxelVolume {
     /// The clip's constants for the cells `min_cell ..= min_cell + dims − 1`
     /// (kept: every cast clips to that box, and they depend on it and the
     /// grid only).
-    clip: BoxClip,
+    pub(super) clip: BoxClip,
     /// The certified cast's constants (see `certified`).
-    cert: CertConsts,
+    pub(super) cert: CertConsts,
 }
 
 /// By a set of axes (bit `a` for axis `a`): the brick bit (`x | y << 2 |
 /// z << 4`) with the 2-bit field of each of those axes at 3, the others 0;
 /// XOR with it flips those fields (`f ↦ 3 − f`).
-const FLIP: [u32; 8] = [0, 3, 12, 15, 48, 51, 60, 63];
+pub(super) const FLIP: [u32; 8] = [0, 3, 12, 15, 48, 51, 60, 63];
+
+/// The certified walk reads the words by their padded index (`word_of`),
+/// moved by the strides, with `base = min_cell − 4` (the border's low
+/// corner).
+impl BrickWords for &VoxelVolume {
+    /// The word's padded index.
+    type Cursor = usize;
+
+    #[inline(always)]
+    fn start(&self, rel: [i32; 3], _: u64) -> Option<usize> {
+        let idx = self.padded_word(rel.map(|r| r.wrapping_sub(4)));
+        (idx < self.bits.len()).then_some(idx)
+    }
+
+    #[inline(always)]
+    fn brick_step(&self, idx: usize, by: usize, _: u64) -> usize {
+        idx.wrapping_add(by)
+    }
+
+    #[inline(always)]
+    fn cell_step(&self, idx: usize, by: usize, _: u64) -> usize {
+        idx.wrapping_add(by)
+    }
+
+    #[inline(always)]
+    fn word(&self, idx: usize, pb: u64) -> u64 {
+        debug_assert_eq!(idx, self.padded_word(certified::unpack(pb).map(|r| r - 4)));
+        // In range on every walk (the border; see `word_of`).
+        self.bits.get(idx).copied().unwrap_or(0)
+    }
+}
 
 /// The bricks for [`GridWalk::skip_empty`] ([`Blocks`]), with the padded
 /// index (see [`VoxelVolume::word_of`]) of the coarse walk's brick.
@@ -198,7 +227,8 @@ impl VoxelVolume {
             moves,
             count: 0,
             clip: BoxClip::new(&grid, min_cell.to_array(), max_cell.to_array()),
-            cert: CertConsts::new(min_cell.to_array(), (bdims + 2).to_array(), stride),
+            // `min_cell` is within ±2^29 (`try_new`).
+            cert: CertConsts::new((min_cell - 4).to_array(), (bdims + 2).to_array(), stride),
         })
     }
 
@@ -366,9 +396,15 @@ impl VoxelVolume {
         }
     }
 
+    /// The certified cast (see `certified`) of `ray` over `range`.
+    #[inline(always)]
+    pub(super) fn cast_certified(&self, ray: &Ray, range: Interval, isa: Isa) -> Certified {
+        certified::cast(&certified::Cells { cc: &self.cert, clip: &self.clip, words: self }, ray, range, isa)
+    }
+
     /// [`VoxelVolume::cast_cell_any`] by the exact walk alone.
     #[inline(always)]
-    fn cast_exact(&self, ray: &Ray, range: Interval, isa: Isa) -> Option<Found> {
+    pub(super) fn cast_exact(&self, ray: &Ray, range: Interval, isa: Isa) -> Option<Found> {
         if self.count == 0 {
             return None;
         }

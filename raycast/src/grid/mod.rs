@@ -9,6 +9,7 @@
 //! positive side. Ties (a line through a cell edge or corner) are decided
 //! exactly for the given `f32` inputs; see [`walk`](GridWalk) for how.
 
+mod certified;
 mod chunk_store;
 mod chunked;
 mod dense;

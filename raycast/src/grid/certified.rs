@@ -1,6 +1,14 @@
-//! The dense volume's certified cast: a plain floating-point walk whose
+//! The voxel volumes' certified cast: a plain floating-point walk whose
 //! every decision is certified by an error bound, with the exact walk as
-//! the fallback for whatever it cannot certify.
+//! the fallback for whatever it cannot certify. The dense volume and the
+//! chunked world share it; they differ only in where a brick's word is
+//! read ([`BrickWords`]): the dense volume's array by an index moved by
+//! strides, the chunked world's chunk directory (looked up again at each
+//! brick step, and at a cell step only when the chunk changes; its bricks'
+//! walk gives up after 64 steps, to the exact walk that skips empty
+//! chunks whole). The walk never reads a brick's word beyond one brick
+//! outside the cells, and the chunked world's `base` is a chunk corner
+//! (so a packed cell's fields hold its chunk and brick).
 //!
 //! # Why
 //! The exact walk ([`GridWalk`](crate::grid::GridWalk)) decides ties in
@@ -90,13 +98,13 @@
 //! advance, of at least `4·tol`, changes the time, so no step stalls and
 //! the walk ends.
 
-use super::super::lanes::Lanes;
-use super::super::lanes::V;
+use super::dense::FLIP;
+use super::lanes::Lanes;
+use super::lanes::V;
 #[cfg(target_arch = "x86_64")]
-use super::super::lanes::V4;
-use super::super::voxels::{Found, Isa, VoxelHit};
-use super::super::walk::{clamp_step_t, fmax, fmin, ClipLanes, Clipped, CELL_LIMIT};
-use super::{VoxelVolume, FLIP};
+use super::lanes::V4;
+use super::voxels::{Found, Isa, VoxelHit};
+use super::walk::{clamp_step_t, fmax, fmin, BoxClip, ClipLanes, Clipped, CELL_LIMIT};
 use crate::{Interval, Ray};
 use glam::IVec3;
 
@@ -104,7 +112,7 @@ use glam::IVec3;
 const U: f64 = f64::EPSILON / 2.0;
 
 /// Bits per field of a packed cell.
-const FIELD: u32 = 21;
+pub(super) const FIELD: u32 = 21;
 /// The low two bits of each field (a cell's place in its brick).
 const LOW: u64 = 3 | 3 << FIELD | 3 << (2 * FIELD);
 
@@ -119,11 +127,47 @@ pub(super) enum Certified {
     Unsure,
 }
 
+/// Where the certified walk reads the word of a brick (64 cells, bit `x |
+/// y << 2 | z << 4`): the dense volume's array, or the chunked world's
+/// chunks. The walk carries a `Cursor` from brick to brick, moved at each
+/// step with the move of the dense volume's word index (its strides in
+/// [`CertConsts::new`]) and the brick's low cell packed (`pb`, fields
+/// counted from [`CertConsts`]' `base`), so that each reads as it can.
+pub(super) trait BrickWords {
+    /// Where the walk is.
+    type Cursor: Copy;
+
+    /// The steps of the bricks' walk allowed in one cast, past which the
+    /// walk answers `Unsure` (`u32::MAX`: no limit). The chunked world's
+    /// exact walk skips empty space a chunk at a time: on a long ray
+    /// across it, it is the faster.
+    const BRICK_STEPS: u32 = u32::MAX;
+
+    /// The cursor at the brick whose low cell is `base + rel` (the one the
+    /// walk starts in, packed `pb`), or `None` when the volume has no word
+    /// for it (the walk is then unsure).
+    fn start(&self, rel: [i32; 3], pb: u64) -> Option<Self::Cursor>;
+
+    /// The cursor after a step of the bricks' walk to brick `pb`
+    /// (`by`: the move of the dense volume's index).
+    fn brick_step(&self, at: Self::Cursor, by: usize, pb: u64) -> Self::Cursor;
+
+    /// The cursor after a step of the cells' walk, into brick `pb` (the
+    /// same brick or the next).
+    fn cell_step(&self, at: Self::Cursor, by: usize, pb: u64) -> Self::Cursor;
+
+    /// The word of brick `pb`: 0 for a brick the volume does not hold
+    /// (the walk never reads one beyond the border of the cells, where
+    /// bricks are empty).
+    fn word(&self, at: Self::Cursor, pb: u64) -> u64;
+}
+
 /// A volume's constants for the certified cast.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct CertConsts {
-    /// `min_cell − 4`: the cell packed as `(0, 0, 0)` (the border's low
-    /// corner; see `VoxelVolume::word_of`).
+    /// The cell packed as `(0, 0, 0)`: a brick's low cell, at most `4`
+    /// below the lowest cell on each axis (the dense volume's border;
+    /// see `VoxelVolume::word_of`).
     base: [i32; 3],
     /// `K` of the module docs: four times the planes of the padded bricks.
     k: f64,
@@ -140,16 +184,16 @@ pub(super) struct CertConsts {
 }
 
 impl CertConsts {
-    /// The constants for a volume from `min_cell` with `pdims` padded
-    /// bricks per axis and those strides.
-    pub(super) fn new(min_cell: [i32; 3], pdims: [u32; 3], stride: [usize; 3]) -> Self {
+    /// The constants for a volume whose walks stay within `pdims` bricks
+    /// per axis from the brick of low cell `base` (so `pdims·4` cells),
+    /// with those strides of `idx` ([`BrickWords`]).
+    pub(super) fn new(base: [i32; 3], pdims: [u32; 3], stride: [usize; 3]) -> Self {
         let moves = std::array::from_fn(|neg| {
             let of = |a: usize| if neg >> a & 1 != 0 { stride[a].wrapping_neg() } else { stride[a] };
             [0, 0, 0, of(0), 0, of(1), 0, of(2)]
         });
         Self {
-            // `min_cell` is within ±2^29 (`try_new`).
-            base: min_cell.map(|c| c - 4),
+            base,
             k: 4.0 * (pdims.iter().map(|&p| 4.0 * f64::from(p) + 1.0).sum::<f64>() + 3.0),
             moves,
             on: pdims.iter().all(|&p| u64::from(p) * 4 < 1 << FIELD),
@@ -219,7 +263,7 @@ fn pack(r: [i32; 3]) -> u64 {
 
 /// The fields of a packed cell.
 #[inline(always)]
-fn unpack(p: u64) -> [i32; 3] {
+pub(super) fn unpack(p: u64) -> [i32; 3] {
     let m = (1 << FIELD) - 1;
     [(p & m) as i32, (p >> FIELD & m) as i32, (p >> (2 * FIELD)) as i32]
 }
@@ -334,7 +378,7 @@ impl StepTimes for Times {
     /// tol` and `t + dt` beside it), as in the exact walk's fast step.
     #[inline(always)]
     fn step<const PLAIN: bool>(self, dt: Self, tol: Self, isa: Isa) -> (Self, usize, f64) {
-        use super::super::walk::select_pd;
+        use super::walk::select_pd;
         use std::arch::x86_64::*;
         unsafe {
             let (a, b) = (self.xy, self.zz);
@@ -364,7 +408,7 @@ impl StepTimes for Times {
     /// cycles after the step.
     #[inline(always)]
     fn enter(self, lo: f64, hi: f64, d: &[Self; 3], isa: Isa) -> Option<(Self, u32)> {
-        use super::super::walk::select_pd;
+        use super::walk::select_pd;
         use std::arch::x86_64::*;
         unsafe {
             let (lo, hi) = (_mm_set1_pd(lo), _mm_set1_pd(hi));
@@ -477,189 +521,197 @@ impl StepTimes for PortableTimes {
 #[cfg(not(target_arch = "x86_64"))]
 use PortableTimes as Times;
 
-impl VoxelVolume {
-    /// The certified cast (module docs) of `ray` over `range`.
-    #[inline(always)]
-    pub(super) fn cast_certified(&self, ray: &Ray, range: Interval, isa: Isa) -> Certified {
-        #[cfg(target_arch = "x86_64")]
-        if isa.avx() {
-            return self.certified_with::<V4, Times>(ray, range, isa);
-        }
-        self.certified_with::<V, Times>(ray, range, isa)
-    }
+/// What a certified cast reads: the volume's constants, its clip and its
+/// bricks' words.
+pub(super) struct Cells<'a, W> {
+    pub(super) cc: &'a CertConsts,
+    pub(super) clip: &'a BoxClip,
+    pub(super) words: W,
+}
 
-    /// [`VoxelVolume::cast_certified`] on lanes `L` (AVX or not) and times `S`.
-    #[inline(always)]
-    fn certified_with<L: Lanes, S: StepTimes>(&self, ray: &Ray, range: Interval, isa: Isa) -> Certified {
-        let cc = &self.cert;
-        if !cc.on {
+/// The certified cast (module docs) of `ray` over `range` in `cells`.
+#[inline(always)]
+pub(super) fn cast<W: BrickWords>(cells: &Cells<'_, W>, ray: &Ray, range: Interval, isa: Isa) -> Certified {
+    #[cfg(target_arch = "x86_64")]
+    if isa.avx() {
+        return walk::<V4, Times, W>(cells, ray, range, isa);
+    }
+    walk::<V, Times, W>(cells, ray, range, isa)
+}
+
+/// [`cast`] on lanes `L` (AVX or not) and times `S`.
+#[inline(always)]
+fn walk<L: Lanes, S: StepTimes, W: BrickWords>(
+    cells: &Cells<'_, W>,
+    ray: &Ray,
+    range: Interval,
+    isa: Isa,
+) -> Certified {
+    let Cells { cc, clip, words } = cells;
+    if !cc.on {
+        return Certified::Unsure;
+    }
+    let ClipLanes { d, o, inv, up, t_min, t_max, t0, t1 } = match clip.clip_lanes::<L>(ray, range) {
+        Clipped::In(c) => c,
+        Clipped::Miss => return Certified::Miss,
+        Clipped::General => return Certified::Unsure,
+    };
+    let (org, size, inv_s) = clip.grid_lanes::<L>();
+    let ainv = inv.abs();
+    let dt = size * ainv;
+    // The tolerance (module docs), and the conditions for using it.
+    // `t0`, `t1`: the clipped range before its rounding to `f32` (the
+    // walk needs no `f32` bounds but the hit's, built at the end).
+    let cm = ((org.abs() + o.abs()) * ainv).get();
+    let dts = dt.get();
+    // (`fmax`/`fmin`: no NaN here, all finite.)
+    let cmax = fmax(fmax(cm[0], cm[1]), cm[2]);
+    let dmax = fmax(fmax(dts[0], dts[1]), dts[2]);
+    let big_t = fmax(t0.abs(), t1.abs()) + 4.0 * dmax;
+    let tol = 64.0 * U * (cmax + (cc.k + 2.0) * (big_t + 1.0));
+    if !(tol < 0.5 && 4.0 * tol < fmin(fmin(dts[0], dts[1]), dts[2])) {
+        return Certified::Unsure;
+    }
+    let r =
+        RayLanes { d, o, org, size, inv_s, c: org - o, inv, up1: up.and(L::splat(1.0)), tol: L::splat(tol) };
+    // The start brick, then (when it is not empty) the start cell, both
+    // estimated from the position at `t0` and proved by their planes'
+    // times (`within`). The brick's estimate is taken from the
+    // position directly (not from the cell's), so that a ray from
+    // outside the cells (the common case: its start brick is the
+    // border's) waits on one rounding less before its walk.
+    let ts = L::splat(t0);
+    let x = r.cells_at(ts);
+    if x.abs().le(L::splat(f64::from(CELL_LIMIT))).bits() != 7 {
+        return Certified::Unsure;
+    }
+    let basef = L::from_i32(cc.base);
+    let (four, quarter) = (L::splat(4.0), L::splat(0.25));
+    let bl = ((x - basef) * quarter).floor() * four + basef;
+    let (brick_exit, brick_sure) = r.within_by(bl, four, ts);
+    if brick_sure.bits() != 7 {
+        return Certified::Unsure;
+    }
+    let blc = bl.to_i32();
+    // (Proved to hold the ray within the clip's box, grown by half a cell:
+    // at or above `base` on every axis for the volumes' bases.)
+    let rel: [i32; 3] = std::array::from_fn(|a| blc[a].wrapping_sub(cc.base[a]));
+    // The packed brick (its low cell) and the cell's bit in it.
+    let mut pb = pack(rel);
+    let Some(mut at) = words.start(rel, pb) else { return Certified::Unsure };
+    let word0 = words.word(at, pb);
+    let mut bit: usize = 0;
+    let mut times = S::from_lanes(brick_exit);
+    if word0 != 0 {
+        let n = x.floor();
+        let (exit0, sure) = r.within_by(n, L::splat(1.0), ts);
+        if sure.bits() != 7 {
             return Certified::Unsure;
         }
-        let ClipLanes { d, o, inv, up, t_min, t_max, t0, t1 } = match self.clip.clip_lanes::<L>(ray, range) {
-            Clipped::In(c) => c,
-            Clipped::Miss => return Certified::Miss,
-            Clipped::General => return Certified::Unsure,
-        };
-        let (org, size, inv_s) = self.clip.grid_lanes::<L>();
-        let ainv = inv.abs();
-        let dt = size * ainv;
-        // The tolerance (module docs), and the conditions for using it.
-        // `t0`, `t1`: the clipped range before its rounding to `f32` (the
-        // walk needs no `f32` bounds but the hit's, built at the end).
-        let cm = ((org.abs() + o.abs()) * ainv).get();
-        let dts = dt.get();
-        // (`fmax`/`fmin`: no NaN here, all finite.)
-        let cmax = fmax(fmax(cm[0], cm[1]), cm[2]);
-        let dmax = fmax(fmax(dts[0], dts[1]), dts[2]);
-        let big_t = fmax(t0.abs(), t1.abs()) + 4.0 * dmax;
-        let tol = 64.0 * U * (cmax + (cc.k + 2.0) * (big_t + 1.0));
-        if !(tol < 0.5 && 4.0 * tol < fmin(fmin(dts[0], dts[1]), dts[2])) {
-            return Certified::Unsure;
+        // Both proved to hold the ray at `t0`, so the cell is in the brick.
+        let cell = n.to_i32();
+        let p0 = pack(std::array::from_fn(|a| cell[a] - cc.base[a]));
+        debug_assert_eq!(p0 & !LOW, pb);
+        bit = brick_bit(p0) as usize;
+        if word0 >> bit & 1 != 0 {
+            return Certified::Hit(Found::Any(VoxelHit {
+                cell: IVec3::from_array(cell),
+                t: t_min,
+                face: None,
+            }));
         }
-        let r = RayLanes {
-            d,
-            o,
-            org,
-            size,
-            inv_s,
-            c: org - o,
-            inv,
-            up1: up.and(L::splat(1.0)),
-            tol: L::splat(tol),
-        };
-        // The start brick, then (when it is not empty) the start cell, both
-        // estimated from the position at `t0` and proved by their planes'
-        // times (`within`). The brick's estimate is taken from the
-        // position directly (not from the cell's), so that a ray from
-        // outside the cells (the common case: its start brick is the
-        // border's) waits on one rounding less before its walk.
-        let ts = L::splat(t0);
-        let x = r.cells_at(ts);
-        if x.abs().le(L::splat(f64::from(CELL_LIMIT))).bits() != 7 {
-            return Certified::Unsure;
-        }
-        let basef = L::from_i32(cc.base);
-        let (four, quarter) = (L::splat(4.0), L::splat(0.25));
-        let bl = ((x - basef) * quarter).floor() * four + basef;
-        let (brick_exit, brick_sure) = r.within_by(bl, four, ts);
-        if brick_sure.bits() != 7 {
-            return Certified::Unsure;
-        }
-        let blc = bl.to_i32();
-        let rel: [i32; 3] = std::array::from_fn(|a| blc[a].wrapping_sub(self.min_cell[a]));
-        let mut idx = self.padded_word(rel);
-        let Some(&word0) = self.bits.get(idx) else { return Certified::Unsure };
-        // The packed brick (its low cell) and the cell's bit in it.
-        let mut pb = pack(rel.map(|r| r + 4));
-        let mut bit: usize = 0;
-        let mut times = S::from_lanes(brick_exit);
-        if word0 != 0 {
-            let n = x.floor();
-            let (exit0, sure) = r.within_by(n, L::splat(1.0), ts);
-            if sure.bits() != 7 {
-                return Certified::Unsure;
-            }
-            // Both proved to hold the ray at `t0`, so the cell is in the brick.
-            let cell = n.to_i32();
-            let p0 = pack(std::array::from_fn(|a| cell[a] - cc.base[a]));
-            debug_assert_eq!(p0 & !LOW, pb);
-            bit = brick_bit(p0) as usize;
-            if word0 >> bit & 1 != 0 {
-                return Certified::Hit(Found::Any(VoxelHit {
-                    cell: IVec3::from_array(cell),
-                    t: t_min,
-                    face: None,
-                }));
-            }
-            times = S::from_lanes(exit0);
-        }
-        let neg = !up.bits() & 7;
-        let moves = &cc.moves[usize::from(neg)];
-        let (next_bit, brick_moves) = (&NEXT_BIT[usize::from(neg)], &BRICK_MOVES[usize::from(neg)]);
-        let (dt1, dt4, tolt) = (S::from_lanes(dt), S::from_lanes(dt * four), S::from_lanes(r.tol));
-        // Δ, 2Δ and fl(3Δ), for the cells' times at a brick's entry (`StepTimes::enter`).
-        let four_lanes = |l: L| {
-            let [x, y, z] = l.get();
-            [x, y, z, z]
-        };
-        let multiples = [four_lanes(dt), four_lanes(dt * L::splat(2.0)), four_lanes(dt * L::splat(3.0))];
-        // In memory, read at the hand-overs only: held in registers they
-        // pushed the loops' own values to the stack.
-        let multiples = std::hint::black_box(&multiples);
-        // The flipped fields of `StepTimes::enter`'s counts (3 on the axes the walk goes up).
-        let up_flip = FLIP[usize::from(!neg & 7)];
-        let base = cc.base;
-        // What the walk answers at an end or a hit (module docs).
-        let ends = Ends { t_min, t_max, t1, range_max: range.max, tol, base, neg };
-        let mut fine = word0 != 0;
-        loop {
-            if fine {
-                // The cells, from cell `bit` of brick `pb` with exit times `times`.
-                loop {
-                    let (next, code, m) = times.step::<true>(dt1, tolt, isa);
-                    if !(m < t1) {
-                        return ends.end(m);
-                    }
-                    if code == 0 {
-                        return Certified::Unsure;
-                    }
-                    // The next bit, and whether the step left the brick,
-                    // by table (see `NEXT_BIT`).
-                    let e = usize::from(next_bit[code << 6 | bit]);
-                    bit = e & 63;
-                    let k = (2 * code + (e >> 6)) & 7;
-                    idx = idx.wrapping_add(moves[k]);
-                    pb = pb.wrapping_add(brick_moves[k]);
-                    times = next;
-                    debug_assert_eq!(idx, self.padded_word(unpack(pb).map(|r| r - 4)));
-                    // In range on every walk (the border; see `word_of`).
-                    let word = self.bits.get(idx).copied().unwrap_or(0);
-                    if word >> bit & 1 != 0 {
-                        return ends.hit(m, code, pb | bit_offsets(bit));
-                    }
-                    if word == 0 {
-                        break;
-                    }
-                }
-                // The bricks, from brick `pb` (empty): its exit times, the
-                // cell's advanced by the inner planes after it (module docs).
-                let ahead = S::load4(&REMAIN[bit ^ up_flip as usize]).mul(S::load4(&multiples[0]));
-                times = times.add(ahead);
-            }
+        times = S::from_lanes(exit0);
+    }
+    let neg = !up.bits() & 7;
+    let moves = &cc.moves[usize::from(neg)];
+    let (next_bit, brick_moves) = (&NEXT_BIT[usize::from(neg)], &BRICK_MOVES[usize::from(neg)]);
+    let (dt1, dt4, tolt) = (S::from_lanes(dt), S::from_lanes(dt * four), S::from_lanes(r.tol));
+    // Δ, 2Δ and fl(3Δ), for the cells' times at a brick's entry (`StepTimes::enter`).
+    let four_lanes = |l: L| {
+        let [x, y, z] = l.get();
+        [x, y, z, z]
+    };
+    let multiples = [four_lanes(dt), four_lanes(dt * L::splat(2.0)), four_lanes(dt * L::splat(3.0))];
+    // In memory, read at the hand-overs only: held in registers they
+    // pushed the loops' own values to the stack.
+    let multiples = std::hint::black_box(&multiples);
+    // The flipped fields of `StepTimes::enter`'s counts (3 on the axes the walk goes up).
+    let up_flip = FLIP[usize::from(!neg & 7)];
+    let base = cc.base;
+    // What the walk answers at an end or a hit (module docs).
+    let ends = Ends { t_min, t_max, t1, range_max: range.max, tol, base, neg };
+    let mut fine = word0 != 0;
+    let mut budget = W::BRICK_STEPS;
+    loop {
+        if fine {
+            // The cells, from cell `bit` of brick `pb` with exit times `times`.
             loop {
-                let (next, code, m) = times.step::<false>(dt4, tolt, isa);
+                let (next, code, m) = times.step::<true>(dt1, tolt, isa);
                 if !(m < t1) {
                     return ends.end(m);
                 }
                 if code == 0 {
                     return Certified::Unsure;
                 }
-                pb = pb.wrapping_add(brick_moves[2 * code + 1]);
-                idx = idx.wrapping_add(moves[2 * code + 1]);
+                // The next bit, and whether the step left the brick,
+                // by table (see `NEXT_BIT`).
+                let e = usize::from(next_bit[code << 6 | bit]);
+                bit = e & 63;
+                let k = (2 * code + (e >> 6)) & 7;
+                pb = pb.wrapping_add(brick_moves[k]);
+                at = words.cell_step(at, moves[k], pb);
                 times = next;
-                debug_assert_eq!(idx, self.padded_word(unpack(pb).map(|r| r - 4)));
-                let word = self.bits.get(idx).copied().unwrap_or(0);
-                if word == 0 {
-                    continue;
-                }
-                // Entered a brick that is not empty, at `m`: the cell there
-                // and its exit times from the brick's (module docs).
-                let Some((exit, counts)) = next.enter(
-                    m - tol,
-                    m + tol,
-                    &[S::load4(&multiples[0]), S::load4(&multiples[1]), S::load4(&multiples[2])],
-                    isa,
-                ) else {
-                    return Certified::Unsure;
-                };
-                bit = (counts ^ up_flip) as usize & 63;
+                let word = words.word(at, pb);
                 if word >> bit & 1 != 0 {
                     return ends.hit(m, code, pb | bit_offsets(bit));
                 }
-                times = exit;
-                fine = true;
-                break;
+                if word == 0 {
+                    break;
+                }
             }
+            // The bricks, from brick `pb` (empty): its exit times, the
+            // cell's advanced by the inner planes after it (module docs).
+            let ahead = S::load4(&REMAIN[bit ^ up_flip as usize]).mul(S::load4(&multiples[0]));
+            times = times.add(ahead);
+        }
+        loop {
+            let (next, code, m) = times.step::<false>(dt4, tolt, isa);
+            if !(m < t1) {
+                return ends.end(m);
+            }
+            if code == 0 {
+                return Certified::Unsure;
+            }
+            if W::BRICK_STEPS != u32::MAX {
+                budget -= 1;
+                if budget == 0 {
+                    return Certified::Unsure;
+                }
+            }
+            pb = pb.wrapping_add(brick_moves[2 * code + 1]);
+            at = words.brick_step(at, moves[2 * code + 1], pb);
+            times = next;
+            let word = words.word(at, pb);
+            if word == 0 {
+                continue;
+            }
+            // Entered a brick that is not empty, at `m`: the cell there
+            // and its exit times from the brick's (module docs).
+            let Some((exit, counts)) = next.enter(
+                m - tol,
+                m + tol,
+                &[S::load4(&multiples[0]), S::load4(&multiples[1]), S::load4(&multiples[2])],
+                isa,
+            ) else {
+                return Certified::Unsure;
+            };
+            bit = (counts ^ up_flip) as usize & 63;
+            if word >> bit & 1 != 0 {
+                return ends.hit(m, code, pb | bit_offsets(bit));
+            }
+            times = exit;
+            fine = true;
+            break;
         }
     }
 }
@@ -741,6 +793,7 @@ impl Ends {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{ChunkedVoxels, VoxelVolume};
     use super::*;
     use glam::{ivec3, vec3, UVec3, Vec3};
 
@@ -748,10 +801,11 @@ mod tests {
     /// forms of the lanes and of the times.
     fn both(v: &VoxelVolume, ray: &Ray, range: Interval) -> (Option<VoxelHit>, [Certified; 3]) {
         let exact = v.cast_exact(ray, range, Isa::BASELINE).map(Found::voxel_hit);
-        let base = v.certified_with::<V, PortableTimes>(ray, range, Isa::BASELINE);
+        let cells = Cells { cc: &v.cert, clip: &v.clip, words: v };
+        let base = walk::<V, PortableTimes, _>(&cells, ray, range, Isa::BASELINE);
         #[cfg(target_arch = "x86_64")]
         let (fast, wide) = (
-            v.certified_with::<V, Times>(ray, range, Isa::BASELINE),
+            walk::<V, Times, _>(&cells, ray, range, Isa::BASELINE),
             crate::grid::voxels::best_compiled(|isa| v.cast_certified(ray, range, isa)),
         );
         #[cfg(not(target_arch = "x86_64"))]
@@ -759,10 +813,48 @@ mod tests {
         (exact, [base, fast, wide])
     }
 
+    /// The chunked world's exact answer, and its certified one by both
+    /// forms of the times and the compiled cast (`Unsure` without a
+    /// directory).
+    fn both_chunked(w: &ChunkedVoxels, ray: &Ray, range: Interval) -> (Option<VoxelHit>, [Certified; 3]) {
+        let exact = w.cast_exact(ray, range, Isa::BASELINE).map(Found::voxel_hit);
+        let Some(cells) = w.certified_parts() else { return (exact, [Certified::Unsure; 3]) };
+        let base = walk::<V, PortableTimes, _>(&cells, ray, range, Isa::BASELINE);
+        let wide = crate::grid::voxels::best_compiled(|isa| w.cast_certified(ray, range, isa));
+        (exact, [base, cast(&cells, ray, range, Isa::BASELINE), wide])
+    }
+
+    /// Checks every certified answer of `ray` against the exact walk's, in
+    /// the dense volume and in the same cells as a chunked world; true
+    /// when all were sure.
+    fn agrees_both(v: &VoxelVolume, w: &ChunkedVoxels, ray: &Ray, range: Interval) -> bool {
+        let dense = agrees(v, ray, range);
+        let (exact, got) = both_chunked(w, ray, range);
+        check(exact, got, ray, range) && dense
+    }
+
+    /// The same cells as a chunked world.
+    fn chunked(v: &VoxelVolume) -> ChunkedVoxels {
+        let (g, lo, n) = (v.grid(), v.min_cell(), v.dims().as_ivec3());
+        let cells = (0..n.x)
+            .flat_map(|x| (0..n.y).flat_map(move |y| (0..n.z).map(move |z| lo + ivec3(x, y, z))))
+            .filter(|&c| v.get(c));
+        let w = ChunkedVoxels::from_cells(Vec3::from(g.cell_size), Vec3::from(g.origin), cells).unwrap();
+        // Small worlds: the chunks have a directory, so the certified cast runs.
+        assert!(w.certified_parts().is_some());
+        w
+    }
+
     /// Checks every certified answer of `ray` against the exact walk's;
     /// true when all three were sure.
     fn agrees(v: &VoxelVolume, ray: &Ray, range: Interval) -> bool {
         let (exact, got) = both(v, ray, range);
+        check(exact, got, ray, range)
+    }
+
+    /// Checks the certified answers `got` against the exact walk's; true
+    /// when all were sure.
+    fn check(exact: Option<VoxelHit>, got: [Certified; 3], ray: &Ray, range: Interval) -> bool {
         let mut sure = true;
         for c in got {
             match c {
@@ -815,6 +907,7 @@ mod tests {
             (Vec3::splat(3.0), Vec3::ZERO, ivec3(-5, -5, -5), 9, 300),
         ] {
             let v = volume(&mut next, size, origin, min, n, fill);
+            let w = chunked(&v);
             let lo = v.grid().cell_bounds(min).min;
             let span = size * n as f32;
             for k in 0..3000 {
@@ -833,7 +926,7 @@ mod tests {
                     _ => Interval::new(0.0, f(1.0).abs() * span.x),
                 };
                 rays += 1;
-                unsure += usize::from(!agrees(&v, &Ray::new(o, d), range));
+                unsure += usize::from(!agrees_both(&v, &w, &Ray::new(o, d), range));
             }
         }
         // Generic rays are nearly always certified (else this walk is not the one that runs).
@@ -844,6 +937,7 @@ mod tests {
     fn ties_and_lattice_rays_are_never_wrong() {
         let mut next = crate::grid::test_ints(0x2545_f491_4f6c_dd1d);
         let v = volume(&mut next, vec3(1.0, 0.5, 2.0), vec3(0.25, 0.0, -1.0), ivec3(-6, -6, -6), 14, 80);
+        let w = chunked(&v);
         for k in 0..20_000 {
             let mut c = |n: u64| next(n) as f32 - (n / 2) as f32;
             // Lattice points (edges and corners) and small integer
@@ -852,7 +946,7 @@ mod tests {
             let o = vec3(0.25 + c(30) + h, c(30) * 0.5, -1.0 + 2.0 * c(30));
             let d = vec3(c(7), c(7) * 0.5, 2.0 * c(7));
             for range in [Interval::FORWARD, Interval::new(-2.0, 3.0), Interval::new(1.0, 1.0)] {
-                agrees(&v, &Ray::new(o, d), range);
+                agrees_both(&v, &w, &Ray::new(o, d), range);
             }
         }
     }
@@ -862,6 +956,7 @@ mod tests {
         let mut v = VoxelVolume::try_new(Vec3::ONE, Vec3::ZERO, IVec3::ZERO, UVec3::new(300, 5, 7)).unwrap();
         v.set(ivec3(297, 2, 3), true);
         v.set(ivec3(2, 2, 3), true);
+        let w = chunked(&v);
         // Across the whole volume, through hundreds of empty bricks.
         let ray = Ray::new(vec3(-10.0, 2.3, 3.6), vec3(1.0, 0.001, -0.0005));
         assert!(agrees(&v, &ray, Interval::new(20.3, f32::INFINITY)));
@@ -870,17 +965,70 @@ mod tests {
             panic!("not certified")
         };
         assert_eq!(f.voxel_hit().cell, ivec3(297, 2, 3));
+        // The chunked world's walk gives up past 64 bricks (the exact walk,
+        // which skips empty chunks whole, answers), and is sure within
+        // them, through chunks that are not stored.
+        let (exact, got) = both_chunked(&w, &ray, Interval::new(20.3, f32::INFINITY));
+        assert!(!check(exact, got, &ray, Interval::new(20.3, f32::INFINITY)));
+        assert_eq!(
+            w.cast_cell(&ray, Interval::new(20.3, f32::INFINITY)).map(|h| h.cell),
+            Some(ivec3(297, 2, 3))
+        );
+        assert!(agrees_both(&v, &w, &ray, Interval::new(100.3, f32::INFINITY)));
+        let Certified::Hit(f) = w.cast_certified(&ray, Interval::new(100.3, f32::INFINITY), Isa::BASELINE)
+        else {
+            panic!("not certified")
+        };
+        assert_eq!(f.voxel_hit().cell, ivec3(297, 2, 3));
         // Starting inside a solid cell: hit at `t_min`, no face.
         let ray = Ray::new(vec3(2.5, 2.5, 3.5), vec3(1.0, 0.3, 0.2));
-        assert!(agrees(&v, &ray, Interval::FORWARD));
+        assert!(agrees_both(&v, &w, &ray, Interval::FORWARD));
         let Certified::Hit(f) = v.cast_certified(&ray, Interval::FORWARD, Isa::BASELINE) else { panic!() };
         assert_eq!((f.voxel_hit().t, f.voxel_hit().face), (0.0, None));
         // A range that ends before the solid cell, just when the ray
         // enters it (not certain: the exact walk decides), and after.
         let ray = Ray::new(vec3(0.5, 2.5, 3.5), vec3(1.0, 1e-3, 1e-3));
-        assert!(agrees(&v, &ray, Interval::new(0.0, 1.4)));
-        assert!(!agrees(&v, &ray, Interval::new(0.0, 1.5)));
-        assert!(agrees(&v, &ray, Interval::new(0.0, 1.6)));
+        assert!(agrees_both(&v, &w, &ray, Interval::new(0.0, 1.4)));
+        assert!(!agrees_both(&v, &w, &ray, Interval::new(0.0, 1.5)));
+        assert!(agrees_both(&v, &w, &ray, Interval::new(0.0, 1.6)));
+    }
+
+    /// A chunked world far from the origin, with negative cells, changed
+    /// after casts (its constants follow its bounds), and one whose chunks
+    /// lie too far apart for a directory (the certified cast is then
+    /// unsure and the exact walk answers).
+    #[test]
+    fn chunked_worlds_far_negative_changed_and_without_directory() {
+        let mut next = crate::grid::test_ints(0x1234_5678_9abc_def1);
+        let mut w = ChunkedVoxels::new(vec3(0.5, 1.0, 0.25), vec3(3.0, -7.0, 0.5));
+        let corner = ivec3(-100_003, 50_001, -37);
+        let mut unsure = 0;
+        for round in 0..4 {
+            for _ in 0..300 {
+                let c = corner + ivec3(next(48) as i32, next(48) as i32, next(48) as i32) - 24 * round;
+                w.set(c, true);
+            }
+            assert!(w.certified_parts().is_some());
+            let lo = w.grid().cell_bounds(corner - 24 * round).min;
+            for k in 0..3000 {
+                let mut f = |s: f32| (next(1 << 20) as f32 / (1 << 20) as f32 * 2.0 - 1.0) * s;
+                let o = lo + vec3(f(30.0), f(60.0), f(20.0));
+                let d = vec3(f(1.0), f(1.0), f(1.0));
+                let range =
+                    if k % 2 == 0 { Interval::FORWARD } else { Interval::new(f(5.0), 40.0 + f(30.0)) };
+                let (exact, got) = both_chunked(&w, &Ray::new(o, d), range);
+                unsure += usize::from(!check(exact, got, &Ray::new(o, d), range));
+            }
+        }
+        assert!(unsure * 100 < 12_000, "{unsure} unsure");
+        // Two chunks 2^20 cells apart: no directory, no certified cast.
+        let mut far = ChunkedVoxels::new(Vec3::ONE, Vec3::ZERO);
+        far.set(ivec3(0, 0, 0), true);
+        far.set(ivec3(1 << 20, 1 << 20, 1 << 20), true);
+        assert!(far.certified_parts().is_none());
+        let ray = Ray::new(vec3(-5.5, 0.5, 0.5), vec3(1.0, 0.0, 0.0));
+        assert!(matches!(far.cast_certified(&ray, Interval::FORWARD, Isa::BASELINE), Certified::Unsure));
+        assert_eq!(far.cast_cell(&ray, Interval::FORWARD).map(|h| h.cell), Some(ivec3(0, 0, 0)));
     }
 
     /// The portable step and the x86_64 one give the same times and axis
