@@ -153,8 +153,12 @@ pub(super) trait BrickWords {
     fn brick_step(&self, at: Self::Cursor, by: usize, pb: u64) -> Self::Cursor;
 
     /// The cursor after a step of the cells' walk, into brick `pb` (the
-    /// same brick or the next).
-    fn cell_step(&self, at: Self::Cursor, by: usize, pb: u64) -> Self::Cursor;
+    /// same brick or the next; `by` 0 for the same): by default as a step
+    /// of the bricks' walk.
+    #[inline(always)]
+    fn cell_step(&self, at: Self::Cursor, by: usize, pb: u64) -> Self::Cursor {
+        self.brick_step(at, by, pb)
+    }
 
     /// The word of brick `pb`: 0 for a brick the volume does not hold
     /// (the walk never reads one beyond the border of the cells, where

@@ -39,7 +39,7 @@ const DIR_MIN: i64 = 1 << 15;
 pub(super) struct ChunkStore {
     /// Every chunk, by slot; free slots (after a removal) are listed in
     /// `free`. Slot 0 is no key's: an empty chunk that a directory entry of
-    /// 0 (no chunk) points at, so that [`DirWords::word`] reads an absent
+    /// 0 (no chunk) points at, so that [`DirWords::chunk`] reads an absent
     /// chunk's words as zeros without a branch.
     slots: Vec<Chunk>,
     free: Vec<u32>,

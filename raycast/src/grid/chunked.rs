@@ -174,8 +174,6 @@ pub(super) struct ChunkWords<'a> {
     cells: [u32; 3],
 }
 
-const BUDGET: u32 = 64;
-
 /// A packed cell's chunk fields: bits 4 and up of each field.
 const CHUNK_FIELDS: u64 = {
     let field = (1u64 << certified::FIELD) - 1 - 15;
@@ -199,7 +197,7 @@ impl<'a> BrickWords for ChunkWords<'a> {
     /// 64 bricks: 16 chunks' worth along one axis. Few rays of the peer
     /// comparison's height field take more; a ray across empty chunks
     /// then goes on by chunks (`grid/chunked/empty_chunks_crossed`).
-    const BRICK_STEPS: u32 = BUDGET;
+    const BRICK_STEPS: u32 = 64;
 
     #[inline(always)]
     fn start(&self, rel: [i32; 3], pb: u64) -> Option<Self::Cursor> {

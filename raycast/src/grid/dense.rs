@@ -117,11 +117,6 @@ impl BrickWords for &VoxelVolume {
     }
 
     #[inline(always)]
-    fn cell_step(&self, idx: usize, by: usize, _: u64) -> usize {
-        idx.wrapping_add(by)
-    }
-
-    #[inline(always)]
     fn word(&self, idx: usize, pb: u64) -> u64 {
         debug_assert_eq!(idx, self.padded_word(certified::unpack(pb).map(|r| r - 4)));
         // In range on every walk (the border; see `word_of`).
