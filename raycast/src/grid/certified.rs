@@ -38,7 +38,8 @@
 //!   to `f32` (both hold the box grown by half a cell, so from outside
 //!   the cells the walk starts outside them either way). The brick at
 //!   `t0` is estimated from the position in cells, `4·⌊(x − b)/4⌋ + b`
-//!   (`b` the border's low cell), and proved by `T(entry) + tol < t0 <
+//!   (`b` the border's low cell; `x` and `(x − b)/4` each estimated as
+//!   `t0·q + p`, `q` and `p` per ray), and proved by `T(entry) + tol < t0 <
 //!   T(exit) − tol` on every axis; an empty one starts the bricks. In
 //!   one that is not, the cell `⌊x⌋` is proved the same way (both proved
 //!   to hold the ray at `t0`, it is in the brick); a solid start cell is
@@ -207,9 +208,12 @@ impl CertConsts {
 
 /// A cell's next bit in its brick after a step, by the direction's sign
 /// bits, then `code << 6 | bit` (`code` 1 ..= 3, the axis + 1): the bit
-/// with that axis's 2-bit field moved by ±1, wrapping, plus 64 when it
-/// wrapped (the step left the brick).
-const NEXT_BIT: [[u8; 256]; 8] = {
+/// with that axis's 2-bit field moved by ±1, wrapping, and above it (from
+/// bit 8) the step's index in [`BRICK_MOVES`] and [`CertConsts`]' `moves`,
+/// `2·code + 1` when it wrapped (the step left the brick), `2·code` when
+/// not: one load and two masks where the index computed from a wrap bit
+/// took six more instructions per step.
+const NEXT_BIT: [[u16; 256]; 8] = {
     let mut t = [[0; 256]; 8];
     let mut neg = 0;
     while neg < 8 {
@@ -222,7 +226,7 @@ const NEXT_BIT: [[u8; 256]; 8] = {
                 let down = neg >> (code - 1) & 1 != 0;
                 let (g, wrapped) = if down { ((f + 3) & 3, f == 0) } else { ((f + 1) & 3, f == 3) };
                 let next = (bit & !(3 << a)) | g << a;
-                t[neg][code << 6 | bit] = (next | if wrapped { 64 } else { 0 }) as u8;
+                t[neg][code << 6 | bit] = (next | (2 * code + wrapped as usize) << 8) as u16;
                 bit += 1;
             }
             code += 1;
@@ -555,11 +559,12 @@ fn walk<L: Lanes, S: StepTimes, W: BrickWords>(
     if !cc.on {
         return Certified::Unsure;
     }
-    let ClipLanes { d, o, inv, up, t_min, t_max, t0, t1 } = match clip.clip_lanes::<L>(ray, range) {
+    let c = match clip.clip_lanes::<L>(ray, range) {
         Clipped::In(c) => c,
         Clipped::Miss => return Certified::Miss,
         Clipped::General => return Certified::Unsure,
     };
+    let ClipLanes { d, o, inv, up, t0, t1, .. } = c;
     let (org, size, inv_s) = clip.grid_lanes::<L>();
     let ainv = inv.abs();
     let dt = size * ainv;
@@ -576,23 +581,29 @@ fn walk<L: Lanes, S: StepTimes, W: BrickWords>(
     if !(tol < 0.5 && 4.0 * tol < fmin(fmin(dts[0], dts[1]), dts[2])) {
         return Certified::Unsure;
     }
-    let r =
-        RayLanes { d, o, org, size, inv_s, c: org - o, inv, up1: up.and(L::splat(1.0)), tol: L::splat(tol) };
+    let one = L::splat(1.0);
+    let up1 = up.and(one);
+    let r = RayLanes { size, c: org - o, inv, up1, dn1: one - up1, tol: L::splat(tol) };
     // The start brick, then (when it is not empty) the start cell, both
     // estimated from the position at `t0` and proved by their planes'
-    // times (`within`). The brick's estimate is taken from the
-    // position directly (not from the cell's), so that a ray from
-    // outside the cells (the common case: its start brick is the
-    // border's) waits on one rounding less before its walk.
+    // times (`within`). The estimates are `t0·q + p` with `q` and `p`
+    // taken beside the clip (the position in cells, and a quarter of it
+    // from `base` for the brick), so that only a multiply and an add lie
+    // between `t0` and each floor: the walk's first step waits on `t0`,
+    // the floor and the brick's plane times, and nothing else.
+    let basef = L::from_i32(cc.base);
+    let (four, quarter) = (L::splat(4.0), L::splat(0.25));
+    let (q, p) = (d * inv_s, (o - org) * inv_s);
+    let (q4, p4) = (q * quarter, (p - basef) * quarter);
     let ts = L::splat(t0);
-    let x = r.cells_at(ts);
+    let x = ts * q + p;
     if x.abs().le(L::splat(f64::from(CELL_LIMIT))).bits() != 7 {
         return Certified::Unsure;
     }
-    let basef = L::from_i32(cc.base);
-    let (four, quarter) = (L::splat(4.0), L::splat(0.25));
-    let bl = ((x - basef) * quarter).floor() * four + basef;
-    let (brick_exit, brick_sure) = r.within_by(bl, four, ts);
+    // `4·⌊(x − base)/4⌋` (exact), and the brick's low cell and planes from it.
+    let b4 = (ts * q4 + p4).floor() * four;
+    let bl = b4 + basef;
+    let (brick_exit, brick_sure) = r.within(b4 + (basef + r.dn1 * four), b4 + (basef + r.up1 * four), ts);
     if brick_sure.bits() != 7 {
         return Certified::Unsure;
     }
@@ -608,7 +619,7 @@ fn walk<L: Lanes, S: StepTimes, W: BrickWords>(
     let mut times = S::from_lanes(brick_exit);
     if word0 != 0 {
         let n = x.floor();
-        let (exit0, sure) = r.within_by(n, L::splat(1.0), ts);
+        let (exit0, sure) = r.within(n + r.dn1, n + r.up1, ts);
         if sure.bits() != 7 {
             return Certified::Unsure;
         }
@@ -620,7 +631,7 @@ fn walk<L: Lanes, S: StepTimes, W: BrickWords>(
         if word0 >> bit & 1 != 0 {
             return Certified::Hit(Found::Any(VoxelHit {
                 cell: IVec3::from_array(cell),
-                t: t_min,
+                t: c.t_min(),
                 face: None,
             }));
         }
@@ -643,7 +654,7 @@ fn walk<L: Lanes, S: StepTimes, W: BrickWords>(
     let up_flip = FLIP[usize::from(!neg & 7)];
     let base = cc.base;
     // What the walk answers at an end or a hit (module docs).
-    let ends = Ends { t_min, t_max, t1, range_max: range.max, tol, base, neg };
+    let ends = Ends { t0, t1, range, tol, base, neg };
     let mut fine = word0 != 0;
     let mut budget = W::BRICK_STEPS;
     loop {
@@ -657,11 +668,11 @@ fn walk<L: Lanes, S: StepTimes, W: BrickWords>(
                 if code == 0 {
                     return Certified::Unsure;
                 }
-                // The next bit, and whether the step left the brick,
-                // by table (see `NEXT_BIT`).
+                // The next bit, and the move (whether the step left the
+                // brick), by table (see `NEXT_BIT`).
                 let e = usize::from(next_bit[code << 6 | bit]);
                 bit = e & 63;
-                let k = (2 * code + (e >> 6)) & 7;
+                let k = e >> 8 & 7;
                 pb = pb.wrapping_add(brick_moves[k]);
                 at = words.cell_step(at, moves[k], pb);
                 times = next;
@@ -720,18 +731,15 @@ fn walk<L: Lanes, S: StepTimes, W: BrickWords>(
     }
 }
 
-/// A ray's values as lanes for the certified walk: direction, origin, the
-/// grid's origin, cell size and its reciprocal, `c = g − o`, `inv = 1/d`,
-/// 1 on the axes the walk goes up (0 elsewhere), and `tol`.
+/// A ray's values as lanes for the certified walk: the grid's cell size,
+/// `c = g − o` and `inv = 1/d`, 1 on the axes the walk goes up (0
+/// elsewhere) and on the others, and `tol`.
 struct RayLanes<L> {
-    d: L,
-    o: L,
-    org: L,
     size: L,
-    inv_s: L,
     c: L,
     inv: L,
     up1: L,
+    dn1: L,
     tol: L,
 }
 
@@ -742,30 +750,23 @@ impl<L: Lanes> RayLanes<L> {
         (n * self.size + self.c) * self.inv
     }
 
-    /// The position at `t` in cells (an estimate: only ever proved by times).
-    #[inline(always)]
-    fn cells_at(&self, t: L) -> L {
-        ((self.o + t * self.d) - self.org) * self.inv_s
-    }
-
-    /// The exit times of the cube of `w` cells from cell `n` (the cell
-    /// for `w = 1`, the brick from its low cell for `w = 4`), and the mask
+    /// The exit times of a cube of cells (a cell, or a brick) whose entry
+    /// and exit planes are `entry` and `exit` (from its low cell, the low
+    /// one plus its width where the walk goes down, and up), and the mask
     /// of the axes where `ts` is surely between its entry and exit times.
     #[inline(always)]
-    fn within_by(&self, n: L, w: L, ts: L) -> (L, L) {
-        let one = L::splat(1.0);
-        let (exit, entry) = (self.plane_time(n + self.up1 * w), self.plane_time(n + (one - self.up1) * w));
+    fn within(&self, entry: L, exit: L, ts: L) -> (L, L) {
+        let (exit, entry) = (self.plane_time(exit), self.plane_time(entry));
         (exit, (entry + self.tol).lt(ts).and((ts + self.tol).lt(exit)))
     }
 }
 
 /// What the certified walk answers at its end or at a hit (module docs).
 struct Ends {
-    t_min: f32,
-    t_max: f32,
-    /// `t_max` before its rounding to `f32`.
+    /// The clipped range before its rounding to `f32`, and the range.
+    t0: f64,
     t1: f64,
-    range_max: f32,
+    range: Interval,
     tol: f64,
     base: [i32; 3],
     neg: u8,
@@ -775,7 +776,7 @@ impl Ends {
     /// The walk reached a time `m ≥ t_max`.
     #[inline(always)]
     fn end(&self, m: f64) -> Certified {
-        if self.t1 != f64::from(self.range_max) || m > self.t1 + self.tol {
+        if self.t1 != f64::from(self.range.max) || m > self.t1 + self.tol {
             Certified::Miss
         } else {
             Certified::Unsure
@@ -790,7 +791,15 @@ impl Ends {
         }
         let r = unpack(p);
         let cell = std::array::from_fn(|a| r[a] + self.base[a]);
-        let t = clamp_step_t(m, self.t_min, self.t_max);
+        // Within the rounded range already: every time the walk holds is
+        // above `t0 + tol` (the start's proof, and the times only grow),
+        // and `m + tol < t1`; rounding to nearest is monotone, and the
+        // range's ends are `f32`s at or beyond `t0` and `t1`.
+        let t = m as f32;
+        debug_assert_eq!(t, {
+            let c = ClipLanes { d: (), o: (), inv: (), up: (), t0: self.t0, t1: self.t1, range: self.range };
+            clamp_step_t(m, c.t_min(), c.t_max())
+        });
         Certified::Hit(Found::Single(cell, 1 << (code - 1), self.neg, t))
     }
 }

@@ -121,12 +121,19 @@ impl Found {
         let i = 2 * a + usize::from(moving_down);
         // `make_hit` with a face: the point on the entered face's plane
         // (`positive` = moving down: the ray enters through the + face).
-        // By a lane select, not an indexed store into an array: the
-        // store's partial overlap with the vector load after it stalled
-        // store-to-load forwarding.
+        // By a lane mask (`Vec3A`), not an indexed store into an array
+        // (the store's partial overlap with the vector load after it
+        // stalled store-to-load forwarding) nor a scalar select (LLVM
+        // compiles `Vec3::select`, and `select_unpredictable` or masks on
+        // the bits too, to branches on the axis: random on random rays,
+        // mispredicted on a quarter to a half of the hits).
         let k = cell[a] + i32::from(moving_down);
-        let on = glam::BVec3::new(a == 0, a == 1, a == 2);
-        let point = Vec3::select(on, Vec3::splat(plane(grid, a, k) as f32), ray.at(t));
+        let on = glam::BVec3A::new(a == 0, a == 1, a == 2);
+        let point = Vec3::from(glam::Vec3A::select(
+            on,
+            glam::Vec3A::splat(plane(grid, a, k) as f32),
+            glam::Vec3A::from(ray.at(t)),
+        ));
         // `make_hit`'s `front_face` (`d < 0` through a + face, `d > 0`
         // through a − face, `d = dir[a]`) is true: a walk steps on axis `a`
         // only where `d ≠ 0` (finite), and down it exactly where `d < 0`
