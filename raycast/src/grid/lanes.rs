@@ -509,3 +509,25 @@ mod portable {
 
     arithmetic!(V, portable_op; Add, add => Add::add, Sub, sub => Sub::sub, Mul, mul => Mul::mul, Div, div => Div::div);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `hmax` and `hmin` are the largest and the smallest lane, ties
+    /// included, on the SSE2 lanes and (where the CPU has it) the AVX ones.
+    #[test]
+    fn horizontal_max_and_min() {
+        let mut next = crate::grid::test_ints(5);
+        for _ in 0..10_000 {
+            let mut t = || (next(41) as f64 - 20.0) * 0.125;
+            let v = [t(), t(), t()];
+            let (max, min) = (v[0].max(v[1]).max(v[2]), v[0].min(v[1]).min(v[2]));
+            assert_eq!((V::new(v).hmax(), V::new(v).hmin()), (max, min), "{v:?}");
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx") {
+                assert_eq!((V4::new(v).hmax(), V4::new(v).hmin()), (max, min), "{v:?}");
+            }
+        }
+    }
+}
