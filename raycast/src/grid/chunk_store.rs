@@ -39,7 +39,7 @@ const DIR_MIN: i64 = 1 << 15;
 pub(super) struct ChunkStore {
     /// Every chunk, by slot; free slots (after a removal) are listed in
     /// `free`. Slot 0 is no key's: an empty chunk that a directory entry of
-    /// 0 (no chunk) points at, so that [`DirWords::chunk`] reads an absent
+    /// 0 (no chunk) points at, so that [`DirWords::chunk_at`] reads an absent
     /// chunk's words as zeros without a branch.
     slots: Vec<Chunk>,
     free: Vec<u32>,
@@ -155,7 +155,13 @@ impl ChunkStore {
         self.keys.insert(IVec3::from_array(key), s);
         self.lo = std::array::from_fn(|a| self.lo[a].min(key[a]));
         self.hi = std::array::from_fn(|a| self.hi[a].max(key[a]));
-        match self.dir_index(key).filter(|_| !self.dir.is_empty()) {
+        // A key on the directory's edge takes a new one, so that every
+        // stored key has a key to spare on each side (`DirWords`).
+        let inner = (0..3).all(|a| {
+            let r = i64::from(key[a]) - i64::from(self.dir_lo[a]);
+            r >= 1 && r + 1 < i64::from(self.dir_ext[a])
+        });
+        match self.dir_index(key).filter(|_| !self.dir.is_empty() && inner) {
             Some(i) => self.dir[i] = s,
             None => self.rebuild_dir(),
         }
@@ -163,12 +169,15 @@ impl ChunkStore {
     }
 
     /// Makes a directory over the stored keys' bounds with half their
-    /// extent to spare on each side, or drops it when that box is larger
-    /// than the store warrants.
+    /// extent to spare on each side, and at least one key (the certified
+    /// cast's walk, within a brick of the cells, moves its index by a
+    /// stride at each chunk crossed and never leaves that box), or drops it
+    /// when that box is larger than the store warrants.
     fn rebuild_dir(&mut self) {
         let ext: [i64; 3] = std::array::from_fn(|a| i64::from(self.hi[a]) - i64::from(self.lo[a]) + 1);
-        let lo: [i64; 3] = std::array::from_fn(|a| i64::from(self.lo[a]) - ext[a] / 2);
-        let ext: [i64; 3] = std::array::from_fn(|a| 2 * ext[a]);
+        let pad = ext.map(|e| (e / 2).max(1));
+        let lo: [i64; 3] = std::array::from_fn(|a| i64::from(self.lo[a]) - pad[a]);
+        let ext: [i64; 3] = std::array::from_fn(|a| ext[a] + 2 * pad[a]);
         // Up to 2^81 for keys within ±2^25: in `i128`.
         let volume = i128::from(ext[0]) * i128::from(ext[1]) * i128::from(ext[2]);
         self.dir.clear();
@@ -188,6 +197,17 @@ impl ChunkStore {
         }
     }
 
+    /// The moves of a directory index by a key along x, y and z (0s when
+    /// the directory is not kept).
+    pub(super) fn dir_strides(&self) -> [usize; 3] {
+        let e = self.dir_ext.map(|e| e as usize);
+        if self.dir.is_empty() {
+            [0; 3]
+        } else {
+            [1, e[0], e[0] * e[1]]
+        }
+    }
+
     /// The directory's reader for the certified cast, with chunk keys
     /// counted from `key0`; `None` when the directory is not kept.
     pub(super) fn dir_words(&self, key0: [i32; 3]) -> Option<DirWords<'_>> {
@@ -201,11 +221,13 @@ impl ChunkStore {
     }
 }
 
-/// The words of the chunks through the directory, by a chunk's key counted
-/// from a fixed key (`ChunkStore::dir_words`): what the certified cast
-/// reads at each brick, an index, two loads and no branch but the
-/// directory's bounds (failed, rarely, only by a brick just beyond every
-/// chunk ever stored: it is read as empty).
+/// The words of the chunks through the directory (`ChunkStore::dir_words`):
+/// a chunk's index from its key counted from a fixed key, found once per
+/// certified cast and then moved by the directory's strides
+/// (`ChunkStore::dir_strides`), and the words at an index: two loads and
+/// no branch but the bounds (never failed: the directory's box holds every
+/// stored key with one key to spare on each side, and a certified walk
+/// stays within one brick of the cells).
 #[derive(Clone, Copy)]
 pub(super) struct DirWords<'a> {
     dir: &'a [u32],
@@ -215,20 +237,21 @@ pub(super) struct DirWords<'a> {
 }
 
 impl<'a> DirWords<'a> {
-    /// The words of the chunk `key0 + k` (the empty chunk's where none is
-    /// stored).
+    /// The directory's index of the chunk `key0 + k`, if in its box.
     #[inline(always)]
-    pub(super) fn chunk(&self, k: [u32; 3]) -> &'a [u64; WORDS] {
+    pub(super) fn index(&self, k: [u32; 3]) -> Option<usize> {
         let r: [u32; 3] = std::array::from_fn(|a| k[a].wrapping_add(self.off[a]));
         let e = self.ext;
-        let s = if r[0] < e[0] && r[1] < e[1] && r[2] < e[2] {
-            let i = r[0] as usize + e[0] as usize * (r[1] as usize + e[1] as usize * r[2] as usize);
-            // In bounds (the directory's box; a slot of the store, 0 the
-            // empty chunk): the checks are never taken.
-            self.dir.get(i).copied().unwrap_or(0) as usize
-        } else {
-            0
-        };
+        (r[0] < e[0] && r[1] < e[1] && r[2] < e[2])
+            .then(|| r[0] as usize + e[0] as usize * (r[1] as usize + e[1] as usize * r[2] as usize))
+    }
+
+    /// The words of the chunk at directory index `i` (the empty chunk's
+    /// where none is stored, or `i` is beyond the directory: never on a
+    /// certified walk).
+    #[inline(always)]
+    pub(super) fn chunk_at(&self, i: usize) -> &'a [u64; WORDS] {
+        let s = self.dir.get(i).copied().unwrap_or(0) as usize;
         self.slots.get(s).map_or(&self.slots[0].bits, |c| &c.bits)
     }
 }

@@ -150,25 +150,33 @@ struct ChunkCert {
     consts: CertConsts,
     key0: [i32; 3],
     cells: [u32; 3],
+    /// The chunk directory's strides the constants' moves were made with
+    /// ([`ChunkStore::dir_strides`]).
+    strides: [usize; 3],
 }
 
 impl ChunkCert {
-    fn new(lo: [i32; 3], hi: [i32; 3]) -> Self {
+    /// For the cells `lo ..= hi`, the directory's index moved by `strides`.
+    fn new(lo: [i32; 3], hi: [i32; 3], strides: [usize; 3]) -> Self {
         // Cells within ±2^24 (`set`): no overflow.
         let key0 = lo.map(|c| (c - 4) >> CHUNK_BITS);
         let base = key0.map(|k| k << CHUNK_BITS);
         let pdims: [u32; 3] = std::array::from_fn(|a| ((hi[a] + 1 - base[a]) >> 2) as u32 + 1);
-        Self { consts: CertConsts::new(base, pdims, [0; 3]), key0, cells: pdims.map(|p| 4 * p) }
+        Self { consts: CertConsts::new(base, pdims, strides), key0, cells: pdims.map(|p| 4 * p), strides }
     }
 }
 
 /// The chunked world's bricks for the certified walk, read from the
-/// chunk the walk is in: after a step of the bricks' walk it is looked up
-/// again (through the directory: an index and two loads, no branch), as
-/// such steps change chunk often (one in four on an axis); after a step of
-/// the cells' walk only when the packed cell's chunk fields changed (one
-/// in sixteen on an axis), so most cell steps read their word from the
-/// chunk at hand.
+/// chunk the walk is in, whose directory index the walk carries: a step
+/// into the next chunk moves it by the directory's stride on that axis
+/// (the certified constants' moves, made with those strides), where
+/// looking the chunk up from its key took the key's fields, three bounds
+/// and two multiplies. After a step of the bricks' walk the chunk is read
+/// again (the index moved by a conditional move, no branch), as such
+/// steps change chunk often (one in four on an axis); after a step of the
+/// cells' walk only when the packed cell's chunk fields changed (one in
+/// sixteen on an axis), so most cell steps read their word from the chunk
+/// at hand.
 pub(super) struct ChunkWords<'a> {
     dir: DirWords<'a>,
     cells: [u32; 3],
@@ -180,19 +188,18 @@ const CHUNK_FIELDS: u64 = {
     field | field << certified::FIELD | field << (2 * certified::FIELD)
 };
 
-impl<'a> ChunkWords<'a> {
-    /// The words of the chunk of packed brick `pb`, and its chunk fields.
+impl ChunkWords<'_> {
+    /// The directory index of the chunk of packed brick `pb`, if in its box.
     #[inline(always)]
-    fn chunk(&self, pb: u64) -> (&'a [u64; WORDS], u64) {
-        let f = certified::unpack(pb).map(|x| x as u32 >> CHUNK_BITS);
-        (self.dir.chunk(f), pb & CHUNK_FIELDS)
+    fn index(&self, pb: u64) -> Option<usize> {
+        self.dir.index(certified::unpack(pb).map(|x| x as u32 >> CHUNK_BITS))
     }
 }
 
 impl<'a> BrickWords for ChunkWords<'a> {
-    /// The chunk's words (the empty chunk's where none is stored) and its
-    /// chunk fields.
-    type Cursor = (&'a [u64; WORDS], u64);
+    /// The chunk's directory index, its words (the empty chunk's where
+    /// none is stored) and its chunk fields.
+    type Cursor = (usize, &'a [u64; WORDS], u64);
 
     /// 64 bricks: 16 chunks' worth along one axis. Few rays of the peer
     /// comparison's height field take more; a ray across empty chunks
@@ -201,20 +208,30 @@ impl<'a> BrickWords for ChunkWords<'a> {
 
     #[inline(always)]
     fn start(&self, rel: [i32; 3], pb: u64) -> Option<Self::Cursor> {
-        (0..3).all(|a| (rel[a] as u32) < self.cells[a]).then(|| self.chunk(pb))
+        if !(0..3).all(|a| (rel[a] as u32) < self.cells[a]) {
+            return None;
+        }
+        let i = self.index(pb)?;
+        Some((i, self.dir.chunk_at(i), pb & CHUNK_FIELDS))
     }
 
     #[inline(always)]
-    fn brick_step(&self, _: Self::Cursor, _: usize, pb: u64) -> Self::Cursor {
-        self.chunk(pb)
+    fn brick_step(&self, at: Self::Cursor, by: usize, pb: u64) -> Self::Cursor {
+        let fields = pb & CHUNK_FIELDS;
+        let i = at.0.wrapping_add(std::hint::select_unpredictable(fields != at.2, by, 0));
+        debug_assert_eq!(Some(i), self.index(pb));
+        (i, self.dir.chunk_at(i), fields)
     }
 
     #[inline(always)]
-    fn cell_step(&self, at: Self::Cursor, _: usize, pb: u64) -> Self::Cursor {
-        if pb & CHUNK_FIELDS == at.1 {
+    fn cell_step(&self, at: Self::Cursor, by: usize, pb: u64) -> Self::Cursor {
+        let fields = pb & CHUNK_FIELDS;
+        if fields == at.2 {
             at
         } else {
-            self.chunk(pb)
+            let i = at.0.wrapping_add(by);
+            debug_assert_eq!(Some(i), self.index(pb));
+            (i, self.dir.chunk_at(i), fields)
         }
     }
 
@@ -222,7 +239,7 @@ impl<'a> BrickWords for ChunkWords<'a> {
     fn word(&self, at: Self::Cursor, pb: u64) -> u64 {
         // The brick in the chunk: bits 2 and 3 of each field.
         let f = certified::unpack(pb).map(|x| x as usize >> 2 & 3);
-        at.0[f[0] | f[1] << 2 | f[2] << 4]
+        at.1[f[0] | f[1] << 2 | f[2] << 4]
     }
 }
 
@@ -251,7 +268,7 @@ impl ChunkedVoxels {
             cell_hi: IVec3::MIN,
             // Never used while the world is empty (casts answer `None` first).
             clip: BoxClip::new(&grid, [0; 3], [0; 3]),
-            cert: ChunkCert::new([0; 3], [0; 3]),
+            cert: ChunkCert::new([0; 3], [0; 3], [0; 3]),
         })
     }
 
@@ -323,10 +340,11 @@ impl ChunkedVoxels {
                 self.count += 1;
             }
             let (lo, hi) = (self.cell_lo.min(cell), self.cell_hi.max(cell));
-            if (lo, hi) != (self.cell_lo, self.cell_hi) {
+            let strides = self.chunks.dir_strides();
+            if (lo, hi) != (self.cell_lo, self.cell_hi) || strides != self.cert.strides {
                 (self.cell_lo, self.cell_hi) = (lo, hi);
                 self.clip = BoxClip::new(&self.grid, lo.to_array(), hi.to_array());
-                self.cert = ChunkCert::new(lo.to_array(), hi.to_array());
+                self.cert = ChunkCert::new(lo.to_array(), hi.to_array(), strides);
             }
         } else if let Some(chunk) = self.chunks.get_mut(key.to_array()) {
             if chunk.bits[w] & m != 0 {
@@ -394,6 +412,8 @@ impl ChunkedVoxels {
     #[inline(always)]
     pub(super) fn certified_parts(&self) -> Option<Cells<'_, ChunkWords<'_>>> {
         let dir = self.chunks.dir_words(self.cert.key0)?;
+        // (`set` makes the constants again whenever the directory changes.)
+        debug_assert_eq!(self.cert.strides, self.chunks.dir_strides());
         let words = ChunkWords { dir, cells: self.cert.cells };
         Some(Cells { cc: &self.cert.consts, clip: &self.clip, words })
     }
