@@ -293,6 +293,32 @@ mod tests {
         }
     }
 
+    /// A block of keys grown outwards one key at a time, faster towards
+    /// +x and −z: the directory always holds every key ever stored with a
+    /// key to spare on each side (the certified cast moves its index by
+    /// strides and relies on it), and its strides are those of its box.
+    #[test]
+    fn directory_keeps_a_key_to_spare() {
+        let mut store = ChunkStore::new();
+        for r in 0..7 {
+            let keys =
+                (-r..=2 * r).flat_map(|x| (-r..=r).flat_map(move |y| (-2 * r..=r).map(move |z| [x, y, z])));
+            for key in keys {
+                store.get_or_insert(key);
+                if store.dir.is_empty() {
+                    continue;
+                }
+                let (lo, hi) = store.bounds();
+                for k in [[lo[0] - 1, lo[1] - 1, lo[2] - 1], [hi[0] + 1, hi[1] + 1, hi[2] + 1]] {
+                    assert!(store.dir_index(k).is_some(), "{k:?} beyond the directory at {key:?}");
+                }
+                let e = store.dir_ext.map(|e| e as usize);
+                assert_eq!(store.dir_strides(), [1, e[0], e[0] * e[1]]);
+            }
+        }
+        assert!(!store.dir.is_empty());
+    }
+
     #[test]
     fn equality_ignores_slots() {
         let (mut a, mut b) = (ChunkStore::new(), ChunkStore::new());
