@@ -8,7 +8,9 @@
 //! over the dense volume; the directory makes it an index and a load. The
 //! directory covers a box around every chunk ever stored, with room to grow
 //! (so that a world filled chunk by chunk rebuilds it a logarithmic number
-//! of times), and is kept only while that box has at most [`DIR_PER_CHUNK`]
+//! of times) and always a chunk to spare on each side (the certified cast
+//! moves its index by strides, and steps up to a chunk beyond the stored
+//! ones), and is kept only while that box has at most [`DIR_PER_CHUNK`]
 //! entries per chunk (plus [`DIR_MIN`]): an unbounded world whose chunks lie
 //! far apart falls back to the hash map alone.
 
