@@ -727,8 +727,8 @@ fn walk<L: Lanes, S: StepTimes, W: BrickWords>(
 }
 
 /// A ray's values as lanes for the certified walk: the grid's cell size,
-/// `c = g − o` and `inv = 1/d`, 1 on the axes the walk goes up (0
-/// elsewhere) and on the others, and `tol`.
+/// `c = g − o`, `inv = 1/d`, `up1` 1 on the axes the walk goes up (0 on
+/// the others), `dn1 = 1 − up1`, and `tol`.
 struct RayLanes<L> {
     size: L,
     c: L,

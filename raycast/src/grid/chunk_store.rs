@@ -159,11 +159,8 @@ impl ChunkStore {
         self.hi = std::array::from_fn(|a| self.hi[a].max(key[a]));
         // A key on the directory's edge takes a new one, so that every
         // stored key has a key to spare on each side (`DirWords`).
-        let inner = (0..3).all(|a| {
-            let r = i64::from(key[a]) - i64::from(self.dir_lo[a]);
-            r >= 1 && r + 1 < i64::from(self.dir_ext[a])
-        });
-        match self.dir_index(key).filter(|_| !self.dir.is_empty() && inner) {
+        let spare = [-1, 1].map(|d| self.dir_index(key.map(|k| k + d)).is_some());
+        match self.dir_index(key).filter(|_| !self.dir.is_empty() && spare == [true; 2]) {
             Some(i) => self.dir[i] = s,
             None => self.rebuild_dir(),
         }
