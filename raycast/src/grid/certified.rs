@@ -139,10 +139,11 @@ pub(super) trait BrickWords {
     /// Where the walk is.
     type Cursor: Copy;
 
-    /// The steps of the bricks' walk allowed in one cast, past which the
-    /// walk answers `Unsure` (`u32::MAX`: no limit). The chunked world's
-    /// exact walk skips empty space a chunk at a time: on a long ray
-    /// across it, it is the faster.
+    /// About the steps of the bricks' walk allowed in one cast, past which
+    /// the walk answers `Unsure` (`u32::MAX`: no limit). The chunked
+    /// world's exact walk skips empty space a chunk at a time: on a long
+    /// ray across it, it is the faster. The limit is a time, not a count
+    /// (see [`walk`]'s `t_bricks`), so that the loop carries no counter.
     const BRICK_STEPS: u32 = u32::MAX;
 
     /// The cursor at the brick whose low cell is `base + rel` (the one the
@@ -590,6 +591,17 @@ fn walk<L: Lanes, S: StepTimes, W: BrickWords>(
     let (four, quarter) = (L::splat(4.0), L::splat(0.25));
     let (q, p) = (d * inv_s, (o - org) * inv_s);
     let (q4, p4) = (q * quarter, (p - basef) * quarter);
+    // The bricks' walk's limit (`BrickWords::BRICK_STEPS`) as a time: the
+    // ray crosses `Σ|q|` cells' planes per unit of `t`, so about
+    // `BRICK_STEPS` bricks' planes in `4·BRICK_STEPS / Σ|q|`. A brick step
+    // at or past it answers `Unsure` (a step past `t1` still ends the
+    // walk). With no limit it is `t1` itself, and the test folds away.
+    let t_bricks = if W::BRICK_STEPS == u32::MAX {
+        t1
+    } else {
+        let qa = q.abs().get();
+        fmin(t1, t0 + 4.0 * f64::from(W::BRICK_STEPS) / (qa[0] + qa[1] + qa[2]))
+    };
     let ts = L::splat(t0);
     let x = ts * q + p;
     if x.abs().le(L::splat(f64::from(CELL_LIMIT))).bits() != 7 {
@@ -651,7 +663,6 @@ fn walk<L: Lanes, S: StepTimes, W: BrickWords>(
     // What the walk answers at an end or a hit (module docs).
     let ends = Ends { t0, t1, range, tol, base, neg };
     let mut fine = word0 != 0;
-    let mut budget = W::BRICK_STEPS;
     loop {
         if fine {
             // The cells, from cell `bit` of brick `pb` with exit times `times`.
@@ -686,17 +697,14 @@ fn walk<L: Lanes, S: StepTimes, W: BrickWords>(
         }
         loop {
             let (next, code, m) = times.step(dt4, tolt, isa);
-            if !(m < t1) {
+            if !(m < t_bricks) {
+                if W::BRICK_STEPS != u32::MAX && m < t1 {
+                    return Certified::Unsure;
+                }
                 return ends.end(m);
             }
             if code == 0 {
                 return Certified::Unsure;
-            }
-            if W::BRICK_STEPS != u32::MAX {
-                budget -= 1;
-                if budget == 0 {
-                    return Certified::Unsure;
-                }
             }
             pb = pb.wrapping_add(brick_moves[2 * code + 1]);
             at = words.brick_step(at, moves[2 * code + 1], pb);
