@@ -165,8 +165,23 @@ pub(super) trait BrickWords {
 
     /// The word of brick `pb`: 0 for a brick the volume does not hold
     /// (the walk never reads one beyond the border of the cells, where
-    /// bricks are empty).
+    /// bricks are empty). Read only from a cursor that is settled: from
+    /// [`BrickWords::start`], a cell step or [`BrickWords::settle`].
     fn word(&self, at: Self::Cursor, pb: u64) -> u64;
+
+    /// Whether brick `pb` is empty (its word is zero), asked after each
+    /// step of the bricks' walk, before the cursor is settled.
+    #[inline(always)]
+    fn brick_empty(&self, at: Self::Cursor, pb: u64) -> bool {
+        self.word(at, pb) == 0
+    }
+
+    /// The cursor after steps of the bricks' walk, made ready to read the
+    /// words of the brick the walk stops at (by default it is already).
+    #[inline(always)]
+    fn settle(&self, at: Self::Cursor) -> Self::Cursor {
+        at
+    }
 }
 
 /// A volume's constants for the certified cast.
@@ -337,6 +352,7 @@ const REMAIN: [[f64; 4]; 64] = {
 /// `6 + k` for the `z` lane, to the brick bit with each axis's count in
 /// its field (the planes after `m` on an axis are its first ones, so the
 /// count is the number of bits).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // used by the x86_64 kernels
 const COUNTS: [u8; 512] = {
     let mut t = [0; 512];
     let mut key = 0;
@@ -709,10 +725,11 @@ fn walk<L: Lanes, S: StepTimes, W: BrickWords>(
             pb = pb.wrapping_add(brick_moves[2 * code + 1]);
             at = words.brick_step(at, moves[2 * code + 1], pb);
             times = next;
-            let word = words.word(at, pb);
-            if word == 0 {
+            if words.brick_empty(at, pb) {
                 continue;
             }
+            at = words.settle(at);
+            let word = words.word(at, pb);
             // Entered a brick that is not empty, at `m`: the cell there
             // and its exit times from the brick's (module docs).
             let Some((exit, counts)) = next.enter(

@@ -198,7 +198,8 @@ impl ChunkWords<'_> {
 
 impl<'a> BrickWords for ChunkWords<'a> {
     /// The chunk's directory index, its words (the empty chunk's where
-    /// none is stored) and its chunk fields.
+    /// none is stored; after a brick step, the words of the chunk before
+    /// it until [`BrickWords::settle`]) and its chunk fields.
     type Cursor = (usize, &'a [u64; WORDS], u64);
 
     /// 64 bricks: 16 chunks' worth along one axis. Few rays of the peer
@@ -215,12 +216,30 @@ impl<'a> BrickWords for ChunkWords<'a> {
         Some((i, self.dir.chunk_at(i), pb & CHUNK_FIELDS))
     }
 
+    /// The index and fields only: the bricks' walk asks the chunk's
+    /// occupancy ([`BrickWords::brick_empty`]), and its words only for the
+    /// brick it stops at ([`BrickWords::settle`]).
     #[inline(always)]
     fn brick_step(&self, at: Self::Cursor, by: usize, pb: u64) -> Self::Cursor {
         let fields = pb & CHUNK_FIELDS;
         let i = at.0.wrapping_add(std::hint::select_unpredictable(fields != at.2, by, 0));
         debug_assert_eq!(Some(i), self.index(pb));
-        (i, self.dir.chunk_at(i), fields)
+        (i, at.1, fields)
+    }
+
+    /// By the occupancy beside the directory entry: one load, where the
+    /// word took the entry, the chunk's slot and the word, each waiting on
+    /// the one before.
+    #[inline(always)]
+    fn brick_empty(&self, at: Self::Cursor, pb: u64) -> bool {
+        let empty = self.dir.occupancy_at(at.0) >> brick_in_chunk(pb) & 1 == 0;
+        debug_assert_eq!(empty, self.dir.chunk_at(at.0)[brick_in_chunk(pb)] == 0);
+        empty
+    }
+
+    #[inline(always)]
+    fn settle(&self, at: Self::Cursor) -> Self::Cursor {
+        (at.0, self.dir.chunk_at(at.0), at.2)
     }
 
     #[inline(always)]
@@ -237,6 +256,7 @@ impl<'a> BrickWords for ChunkWords<'a> {
 
     #[inline(always)]
     fn word(&self, at: Self::Cursor, pb: u64) -> u64 {
+        debug_assert!(std::ptr::eq(at.1, self.dir.chunk_at(at.0)), "a cursor not settled");
         at.1[brick_in_chunk(pb)]
     }
 }
@@ -346,12 +366,9 @@ impl ChunkedVoxels {
         }
         let (key, w, b) = split(cell.to_array());
         let m = 1u64 << b;
+        let changed = self.chunks.set_bits(key.to_array(), w, m, solid);
         if solid {
-            let chunk = self.chunks.get_or_insert(key.to_array());
-            if chunk.bits[w] & m == 0 {
-                chunk.bits[w] |= m;
-                self.count += 1;
-            }
+            self.count += usize::from(changed);
             let (lo, hi) = (self.cell_lo.min(cell), self.cell_hi.max(cell));
             let strides = self.chunks.dir_strides();
             if (lo, hi) != (self.cell_lo, self.cell_hi) || strides != self.cert.strides {
@@ -359,15 +376,8 @@ impl ChunkedVoxels {
                 self.clip = BoxClip::new(&self.grid, lo.to_array(), hi.to_array());
                 self.cert = ChunkCert::new(lo.to_array(), hi.to_array(), strides);
             }
-        } else if let Some(chunk) = self.chunks.get_mut(key.to_array()) {
-            if chunk.bits[w] & m != 0 {
-                chunk.bits[w] &= !m;
-                self.count -= 1;
-                // (The other words only when this one is now zero.)
-                if chunk.bits[w] == 0 && chunk.is_empty() {
-                    self.chunks.remove(key.to_array());
-                }
-            }
+        } else {
+            self.count -= usize::from(changed);
         }
         true
     }
