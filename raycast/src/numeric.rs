@@ -276,6 +276,7 @@ pub fn next_down(x: f32) -> f32 {
 /// per query, and a closest-hit search narrows `max` to each hit found, so
 /// that the parity of the ends is as random as the hits.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // used by the x86_64 kernels
 pub(crate) fn rounding_bounds(range: crate::Interval) -> (f64, f64) {
     // NaN fails both comparisons and stays NaN (an empty range).
     let min = if range.min < -f32::MAX { -f32::MAX } else { range.min };
@@ -307,6 +308,7 @@ pub(crate) fn rounding_bounds(range: crate::Interval) -> (f64, f64) {
 /// 0), stepped, and mapped back. `±f32::MAX` steps to `±∞`; only finite
 /// `x` (and `±∞` towards the finite side) are stepped by its callers.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // used by the x86_64 kernels
 fn f32_step(x: f32, dir: i32) -> f32 {
     let key = |b: i32| if b >= 0 { b } else { i32::MIN.wrapping_sub(b) };
     let k = key(x.to_bits() as i32).wrapping_add(dir);

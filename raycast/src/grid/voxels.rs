@@ -270,6 +270,7 @@ impl Isa {
 
     /// True when the CPU has AVX.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // used by the x86_64 kernels
     pub(crate) fn avx(self) -> bool {
         self.avx
     }

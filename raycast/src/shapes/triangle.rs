@@ -432,6 +432,7 @@ const GAMMA12: f64 = 12.0 * f64::EPSILON * 0.5 / (1.0 - 12.0 * f64::EPSILON * 0.
 /// rules the snap out. `B''` is ~1e-13·Q³·D² against `|num| ≈ |s_o|·D²`
 /// for an origin at distance `s_o` from the plane (a unit-sized triangle),
 /// so the exact test runs only for origins on the plane or ~10⁶ sizes away.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // used by the x86_64 kernels
 const SNAP_K: f64 = 48.0 * GAMMA12 * (1.0 + 1.0 / (1u64 << 40) as f64);
 
 /// True when the numerator `Σ U_i·q_i[kz]` of `t` cannot be told from 0 by
