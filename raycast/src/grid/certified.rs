@@ -4,10 +4,11 @@
 //! chunked world share it; they differ only in where a brick's word is
 //! read ([`BrickWords`]): the dense volume's array by an index moved by
 //! strides, the chunked world's chunk directory by an index also moved by
-//! strides, at each chunk crossed (the chunk read again at each brick
-//! step, and at a cell step only when the chunk changes; its bricks' walk
-//! gives up after 64 steps, to the exact walk that skips empty chunks
-//! whole). The walk never reads a brick's word beyond one brick
+//! strides, at each chunk crossed (a brick step asks only the entry's
+//! occupancy, a bit per brick, and the chunk's words are read where the
+//! bricks' walk stops and at a cell step that changes chunk; its bricks'
+//! walk gives up after about 64 steps, to the exact walk that skips empty
+//! chunks whole). The walk never reads a brick's word beyond one brick
 //! outside the cells, and the chunked world's `base` is a chunk corner
 //! (so a packed cell's fields hold its chunk and brick).
 //!

@@ -171,12 +171,13 @@ impl ChunkCert {
 /// into the next chunk moves it by the directory's stride on that axis
 /// (the certified constants' moves, made with those strides), where
 /// looking the chunk up from its key took the key's fields, three bounds
-/// and two multiplies. After a step of the bricks' walk the chunk is read
-/// again (the index moved by a conditional move, no branch), as such
-/// steps change chunk often (one in four on an axis); after a step of the
-/// cells' walk only when the packed cell's chunk fields changed (one in
-/// sixteen on an axis), so most cell steps read their word from the chunk
-/// at hand.
+/// and two multiplies. A step of the bricks' walk moves the index (by a
+/// conditional move, no branch, as such steps change chunk often: one in
+/// four on an axis) and asks the occupancy beside the directory entry;
+/// the chunk's words are read only where that walk stops
+/// ([`BrickWords::settle`]), and after a step of the cells' walk only when
+/// the packed cell's chunk fields changed (one in sixteen on an axis), so
+/// most cell steps read their word from the chunk at hand.
 pub(super) struct ChunkWords<'a> {
     dir: DirWords<'a>,
     cells: [u32; 3],
