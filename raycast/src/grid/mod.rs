@@ -17,6 +17,8 @@ mod exact;
 mod lanes;
 mod voxels;
 mod walk;
+#[cfg(target_arch = "x86_64")]
+mod walk_avx512;
 
 pub use chunked::{ChunkedVoxels, CHUNK_BITS, CHUNK_SIZE};
 pub use dense::VoxelVolume;
