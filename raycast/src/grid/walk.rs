@@ -122,6 +122,12 @@ const KS_STEP: f64 = 3.0 * 16.0 * U;
 /// tolerance, hence the rate of exact slow steps, where it was.
 const FAST_BUDGET: u32 = 4096;
 
+/// [`GridWalk::drive_long`] takes the rotated steps (`walk_avx512.rs`) only
+/// while more than this many fast steps are left: their start (the copies,
+/// `K`) costs about as much as 10 steps' gain.
+#[cfg(target_arch = "x86_64")]
+const ROTATED_MIN_STEPS: u32 = 24;
+
 /// The axis bit (0 for none) of [`Hot::step`]'s index of the stepped axis.
 const AXIS_BIT: [u8; 4] = [0, 1, 2, 4];
 
@@ -822,38 +828,51 @@ impl<const N: usize> GridWalk<N> {
         let (mut left, mut spare, mut counted) = (0u32, self.fast_left, false);
         let mut tol = Tol::new(self.tol_fix);
         // With AVX-512VL, the fast steps of a segment whose times are
-        // positive take the rotated step (`walk_avx512`), `k_ulps` its
-        // tolerance in units in the last place (`None`: not this segment).
+        // positive take the rotated step (`walk_avx512`), with its
+        // tolerance in units in the last place taken from the smallest
+        // time at each start (the times only grow, so it only shrinks).
+        // Not for the last few steps of a walk: their start would cost
+        // short walks more than it saves them.
         #[cfg(target_arch = "x86_64")]
         let min64 = N == 3 && isa.avx() && super::walk_avx512::available();
         #[cfg(target_arch = "x86_64")]
-        let ulps = |w: &Self| if min64 { super::walk_avx512::tol_ulps(w.min_tn(), w.tol_fix) } else { None };
-        #[cfg(target_arch = "x86_64")]
-        let mut k_ulps = ulps(self);
+        let mut rotated = min64;
         loop {
             #[cfg(target_arch = "x86_64")]
-            if let Some(k_ulps) = k_ulps.filter(|_| left > 1) {
+            if rotated && left > ROTATED_MIN_STEPS {
                 // N = 3 here: the arrays' conversions are the identity.
                 let times = h.times();
                 let (mut t3, mut c3) = (std::array::from_fn(|a| times[a]), std::array::from_fn(|a| cell[a]));
-                let (dt, step) = (std::array::from_fn(|a| self.dt[a]), std::array::from_fn(|a| self.step[a]));
-                // SAFETY: the CPU has AVX-512F and AVX-512VL (`min64`).
-                acc = unsafe {
-                    super::walk_avx512::run(
-                        &mut t3,
-                        &mut c3,
-                        &mut left,
-                        &dt,
-                        &step,
-                        k_ulps,
-                        acc,
-                        &mut |acc, axes, m, c, t| {
-                            visit(acc, axes, m, std::array::from_fn(|a| c[a]), std::array::from_fn(|a| t[a]))
-                        },
-                    )
-                };
-                cell = std::array::from_fn(|a| c3[a]);
-                h = Hot::new(&std::array::from_fn(|a| t3[a]), &cell);
+                if let Some(k) = super::walk_avx512::tol_ulps(t3[0].min(t3[1]).min(t3[2]), self.tol_fix) {
+                    let (dt, step) =
+                        (std::array::from_fn(|a| self.dt[a]), std::array::from_fn(|a| self.step[a]));
+                    // SAFETY: the CPU has AVX-512F and AVX-512VL (`min64`).
+                    acc = unsafe {
+                        super::walk_avx512::run(
+                            &mut t3,
+                            &mut c3,
+                            &mut left,
+                            &dt,
+                            &step,
+                            k,
+                            acc,
+                            &mut |acc, axes, m, c, t| {
+                                visit(
+                                    acc,
+                                    axes,
+                                    m,
+                                    std::array::from_fn(|a| c[a]),
+                                    std::array::from_fn(|a| t[a]),
+                                )
+                            },
+                        )
+                    };
+                    cell = std::array::from_fn(|a| c3[a]);
+                    h = Hot::new(&std::array::from_fn(|a| t3[a]), &cell);
+                } else {
+                    // Not this segment (a time too small, or not positive).
+                    rotated = false;
+                }
             }
             // Two fast steps per turn, `left` tested once for both (also
             // after the rotated steps: where their filter was not sure,
@@ -910,7 +929,7 @@ impl<const N: usize> GridWalk<N> {
             tol = Tol::new(self.tol_fix);
             #[cfg(target_arch = "x86_64")]
             {
-                k_ulps = ulps(self);
+                rotated = min64;
             }
             acc = visit(acc, axes, t, self.cell, self.tn);
         }
@@ -2683,6 +2702,9 @@ pub(super) mod tests {
             total += same3(GridWalk::<3>::new(&g3, &Ray::new(o, d), Interval::SEGMENT, i % 3 != 0), i);
             total +=
                 same3(GridWalk::<3>::new(&g3, &Ray::new(o, d), Interval::SEGMENT, true).max_steps(9_000), 0);
+            // Times from negative to positive (no rotated steps where a
+            // time is not positive, `walk_avx512.rs`).
+            total += same3(GridWalk::<3>::new(&g3, &Ray::new(o, d), Interval::new(-0.25, 0.25), true), 0);
         }
         // Short walks, whose steps near the end take `fold`'s fast steps
         // with the end tested (past the count of those surely before it),

@@ -40,7 +40,9 @@
 //! m₀·2^-53` for a normal `m₀`. So with `K ≥ tol_fix·2^53/m₀` the value of
 //! `bits(t) + K` is at least `t + tol_fix`, and this filter passes only
 //! where the SSE one (which allows for the rounding of its sum) would.
-//! The segment's `m₀` is its first crossing time: the times only grow.
+//! `m₀` is the smallest time when the rotated steps start (the times only
+//! grow); the drive takes `K` again each time they stop, so that a walk
+//! whose first time was small does not keep its large `K`.
 //! [`tol_ulps`] refuses segments where `m₀` is not a positive normal
 //! number or `K` would be large (about `2^40`); those walk by the SSE step.
 //!
