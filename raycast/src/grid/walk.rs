@@ -123,10 +123,11 @@ const KS_STEP: f64 = 3.0 * 16.0 * U;
 const FAST_BUDGET: u32 = 4096;
 
 /// [`GridWalk::drive_long`] takes the rotated steps (`walk_avx512.rs`) only
-/// while more than this many fast steps are left: their start (the copies,
-/// `K`) costs about as much as 10 steps' gain.
+/// while more than this many fast steps are left: their start (the three
+/// copies, the cells' move table, `K`'s division: about 50 instructions)
+/// costs about as much as the gain of 30 steps (0.7 cycles each).
 #[cfg(target_arch = "x86_64")]
-const ROTATED_MIN_STEPS: u32 = 24;
+const ROTATED_MIN_STEPS: u32 = 48;
 
 /// The axis bit (0 for none) of [`Hot::step`]'s index of the stepped axis.
 const AXIS_BIT: [u8; 4] = [0, 1, 2, 4];
