@@ -47,8 +47,9 @@
 //! `bits(t) + K` is at least `t + tol_fix`, and this filter passes only
 //! where the SSE one (which allows for the rounding of its sum) would.
 //! `m₀` is the smallest time when the rotated steps start (the times only
-//! grow); the drive takes `K` again each time they stop, so that a walk
-//! whose first time was small does not keep its large `K`.
+//! grow); the drive takes `K` again each time it starts them (after a
+//! step they were not sure of, or a new segment), so that a walk whose
+//! first time was small does not keep its large `K`.
 //! [`tol_ulps`] refuses segments where `m₀` is not a positive normal
 //! number or `K` would be large (about `2^40`); those walk by the SSE step.
 //!
