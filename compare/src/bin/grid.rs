@@ -1,6 +1,8 @@
 //! Voxel ray casts: raycast's `VoxelVolume` / `ChunkedVoxels` against parry3d
 //! 0.31's `Voxels` on the same volumes and rays, in the same process.
-//! Answers (hit or miss, first-hit t) are compared before timing.
+//! Answers (hit or miss, first-hit t) are compared before timing. Each
+//! ratio is printed twice: as the ratio of the libraries' medians over the
+//! rounds, and ("paired") as the median of each round's own ratio.
 //!
 //! Run: `cargo run --release --bin grid` in `compare/`.
 //!
@@ -166,10 +168,14 @@ fn main() {
             v.sort_by(f64::total_cmp);
             v[v.len() / 2]
         };
+        // Also the median over rounds of each round's own ratio: the two
+        // libraries of a round share that round's load from the host.
+        let paired = |ours: &[f64]| median(ours.iter().zip(&tp).map(|(o, p)| p / o).collect());
+        let (pd, pc) = (paired(&td), paired(&tc));
         let (t_dense, t_chunked, t_parry) = (median(td), median(tc), median(tp));
         let (md, mc, mp) = (mrays(n, t_dense), mrays(n, t_chunked), mrays(n, t_parry));
-        println!("  raycast VoxelVolume   {md:8.2} Mrays/s  ({:.1}x parry)", md / mp);
-        println!("  raycast ChunkedVoxels {mc:8.2} Mrays/s  ({:.1}x parry)", mc / mp);
+        println!("  raycast VoxelVolume   {md:8.2} Mrays/s  ({:.1}x parry; paired {pd:.1}x)", md / mp);
+        println!("  raycast ChunkedVoxels {mc:8.2} Mrays/s  ({:.1}x parry; paired {pc:.1}x)", mc / mp);
         println!("  parry3d Voxels        {mp:8.2} Mrays/s");
     }
     let _ = UVec3::ZERO;
