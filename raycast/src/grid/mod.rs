@@ -1,7 +1,8 @@
 //! Grids and voxels (DESIGN §4): the ordered walk of the cells a ray or
 //! segment passes through ([`GridWalk`], 2D and 3D), and voxel volumes that
 //! answer which cell and which face a ray hits first ([`VoxelVolume`], dense;
-//! [`ChunkedVoxels`], sparse and unbounded; [`first_solid`] for any storage).
+//! [`ChunkedVoxels`], sparse and unbounded; [`first_solid`] for any storage),
+//! one ray at a time or in batches (`cast_batch`, in parallel).
 //!
 //! A [`Grid`] has a `cell_size` per axis and an `origin`; cell `(i, j, k)`
 //! covers `[origin + i·size, origin + (i+1)·size)` on each axis. Cells are
@@ -9,6 +10,7 @@
 //! positive side. Ties (a line through a cell edge or corner) are decided
 //! exactly for the given `f32` inputs; see [`walk`](GridWalk) for how.
 
+mod batch;
 mod certified;
 mod chunk_store;
 mod chunked;
