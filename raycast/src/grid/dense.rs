@@ -105,6 +105,15 @@ impl BrickWords for &VoxelVolume {
     /// The word's padded index.
     type Cursor = usize;
 
+    /// On the comparison's terrain (stop 34, fastest of 11 rounds,
+    /// alternating builds), ns a ray handing over at the first empty brick
+    /// 88.3–90.3, at the second 85.7–86.2, the third 84.1–85.4, the fourth
+    /// or fifth 85.1–85.7, never 92.5–93.0; on the sparse volume, whose
+    /// bricks are nearly all occupied, the third costs 2–3 % (131–139 →
+    /// 129–148 ns). (The chunked world's terrain gained nothing, and its
+    /// sparse volume lost 4–6 %: it keeps 1.)
+    const EMPTY_RUN: u32 = 3;
+
     #[inline(always)]
     fn start(&self, rel: [i32; 3], _: u64) -> Option<usize> {
         let idx = self.padded_word(rel.map(|r| r.wrapping_sub(4)));
