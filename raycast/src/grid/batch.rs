@@ -114,19 +114,21 @@ mod tests {
     /// rays, among them lattice rays whose crossings tie: every batch
     /// answer is the single cast's, bit for bit.
     fn volume_and_rays(seed: u64, n: usize) -> (VoxelVolume, Vec<IVec3>, Vec<Ray>, Interval) {
-        let mut rng = Rng(seed);
-        let size =
-            Vec3::new(rng.random_range(0.25..2.0), rng.random_range(0.25..2.0), rng.random_range(0.25..2.0));
-        let origin =
-            Vec3::new(rng.random_range(-9.0..9.0), rng.random_range(-9.0..9.0), rng.random_range(-9.0..9.0));
-        let lo = IVec3::new(rng.random_range(-40..40), rng.random_range(-40..40), rng.random_range(-40..40));
-        let ext = IVec3::new(rng.random_range(1..40), rng.random_range(1..40), rng.random_range(1..40));
-        let fill = rng.random_range(0.0..0.3);
+        // `test_ints` is xorshift: a zero state stays zero.
+        let mut next = crate::grid::test_ints(seed | 1);
+        // Uniform in `[lo, hi)`, to 2^-20 of the width.
+        let mut f = move |lo: f32, hi: f32| lo + (hi - lo) * (next(1 << 20) as f32 / (1 << 20) as f32);
+        let mut v3 = |lo: f32, hi: f32| Vec3::new(f(lo, hi), f(lo, hi), f(lo, hi));
+        let size = v3(0.25, 2.0);
+        let origin = v3(-9.0, 9.0);
+        let lo = v3(-40.0, 40.0).floor().as_ivec3();
+        let ext = v3(1.0, 40.0).floor().as_ivec3();
+        let fill = v3(0.0, 0.3).x;
         let mut cells = Vec::new();
         for x in 0..ext.x {
             for y in 0..ext.y {
                 for z in 0..ext.z {
-                    if rng.random_bool(fill) {
+                    if v3(0.0, 1.0).x < fill {
                         cells.push(lo + IVec3::new(x, y, z));
                     }
                 }
@@ -137,80 +139,16 @@ mod tests {
         let span = ext.as_vec3() * size;
         let rays = (0..n)
             .map(|i| {
-                let o = centre
-                    + span
-                        * Vec3::new(
-                            rng.random_range(-1.0..1.0),
-                            rng.random_range(-1.0..1.0),
-                            rng.random_range(-1.0..1.0),
-                        );
-                let d = match i % 5 {
-                    // Lattice directions: ties at edges and corners.
-                    0 => Vec3::new(
-                        rng.random_range(-2..3) as f32,
-                        rng.random_range(-2..3) as f32,
-                        rng.random_range(-2..3) as f32,
-                    ),
-                    _ => Vec3::new(
-                        rng.random_range(-1.0..1.0),
-                        rng.random_range(-1.0..1.0),
-                        rng.random_range(-1.0..1.0),
-                    ),
-                };
+                let o = centre + span * v3(-1.0, 1.0);
+                // Lattice directions (one ray in five): ties at edges and corners.
+                let d = if i % 5 == 0 { v3(-2.0, 3.0).floor() } else { v3(-1.0, 1.0) };
                 let o = if i % 7 == 0 { (o / size).round() * size + origin } else { o };
                 Ray::new(o, d)
             })
             .collect();
-        let range = if seed.is_multiple_of(3) {
-            Interval::new(0.5, rng.random_range(1.0..80.0))
-        } else {
-            Interval::FORWARD
-        };
+        let range =
+            if seed.is_multiple_of(3) { Interval::new(0.5, v3(1.0, 80.0).x) } else { Interval::FORWARD };
         (v, cells, rays, range)
-    }
-
-    /// SplitMix64, enough for test data.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ z >> 30).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ z >> 27).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ z >> 31
-        }
-
-        /// Uniform in `r` (an `f32` range or an `i32` range).
-        fn random_range<T: FromUnit>(&mut self, r: std::ops::Range<T>) -> T {
-            T::from_unit((self.next() >> 11) as f64 / (1u64 << 53) as f64, r)
-        }
-
-        fn random_bool(&mut self, p: f64) -> bool {
-            ((self.next() >> 11) as f64 / (1u64 << 53) as f64) < p
-        }
-    }
-
-    trait FromUnit: Sized {
-        fn from_unit(u: f64, r: std::ops::Range<Self>) -> Self;
-    }
-
-    impl FromUnit for f32 {
-        fn from_unit(u: f64, r: std::ops::Range<f32>) -> f32 {
-            (f64::from(r.start) + u * f64::from(r.end - r.start)) as f32
-        }
-    }
-
-    impl FromUnit for f64 {
-        fn from_unit(u: f64, r: std::ops::Range<f64>) -> f64 {
-            r.start + u * (r.end - r.start)
-        }
-    }
-
-    impl FromUnit for i32 {
-        fn from_unit(u: f64, r: std::ops::Range<i32>) -> i32 {
-            (r.start + (u * f64::from(r.end - r.start)) as i32).min(r.end - 1)
-        }
     }
 
     proptest! {
@@ -233,8 +171,7 @@ mod tests {
 
     #[test]
     fn long_batches_and_empty_volumes() {
-        // Several runs, so that the parallel split and each run's lanes
-        // are all exercised.
+        // Several runs of 64, so that the parallel split is exercised.
         let (v, cells, rays, range) = volume_and_rays(7, 16 * 64 + 5);
         let single: Vec<Option<Hit>> = rays.iter().map(|r| v.cast(r, range)).collect();
         assert_eq!(v.cast_batch(&rays, range), single);
